@@ -1,0 +1,38 @@
+//===- Pipelines.h - posenc pass pipelines ----------------------*- C++ -*-===//
+//
+// Pipelines are library functions so that posenc-opt, the C API and Python
+// run the same definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_PIPELINES_PIPELINES_H
+#define POSENC_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace posenc {
+
+/// Options of the CPU pipeline (`--posenc-cpu-pipeline="..."`).
+struct PosencCPUPipelineOptions
+    : public mlir::PassPipelineOptions<PosencCPUPipelineOptions> {
+  Option<bool> reference{
+      *this, "reference",
+      llvm::cl::desc("Lower through the materializing reference lowering "
+                     "(--posenc-to-linalg)"),
+      llvm::cl::init(true)};
+};
+
+/// posenc (and upstream tensor-level dialects) down to the LLVM dialect for
+/// the host CPU, runnable with mlir-runner or the ExecutionEngine. Functions
+/// take and return memrefs; add `llvm.emit_c_interface` to a function to get
+/// a `_mlir_ciface_` wrapper.
+void buildPosencCPUPipeline(mlir::OpPassManager &pm,
+                            const PosencCPUPipelineOptions &options);
+
+/// Registers the posenc pipelines with the global pass registry.
+void registerPosencPipelines();
+
+} // namespace posenc
+
+#endif // POSENC_PIPELINES_PIPELINES_H

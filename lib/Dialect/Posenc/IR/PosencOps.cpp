@@ -1,0 +1,343 @@
+//===- PosencOps.cpp - posenc operation verifiers -------------------------===//
+//
+// Verifiers report the operand and the expected vs. actual value, so that a
+// malformed program is a readable diagnostic, never a crash later on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace posenc;
+
+/// Prints a dim size, `?` when dynamic.
+static std::string dimToString(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+/// Whether two dim sizes may be equal at run time.
+static bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static LogicalResult verifyBase(Operation *op, double base) {
+  if (!(base > 1.0) || !std::isfinite(base))
+    return op->emitOpError("base (")
+           << base << ") must be a finite number > 1";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SinusoidalOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SinusoidalOp::verify() {
+  RankedTensorType posType = tensorType(getPositions());
+  RankedTensorType resultType = getResult().getType();
+  if (posType.getRank() != 1)
+    return emitOpError("'positions' must have rank 1 (S), got rank ")
+           << posType.getRank();
+  if (resultType.getRank() != 2)
+    return emitOpError("result must have rank 2 (S x D), got rank ")
+           << resultType.getRank();
+  if (!dimsCompatible(posType.getDimSize(0), resultType.getDimSize(0)))
+    return emitOpError("result sequence dim (")
+           << dimToString(resultType.getDimSize(0))
+           << ") does not match the length of 'positions' ("
+           << dimToString(posType.getDimSize(0)) << ")";
+  int64_t d = resultType.getDimSize(1);
+  if (ShapedType::isDynamic(d))
+    return emitOpError("result dim D must be static");
+  if (d <= 0 || d % 2 != 0)
+    return emitOpError("result dim D (") << d << ") must be even and > 0";
+  return verifyBase(*this, getBase().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// RopeOp
+//===----------------------------------------------------------------------===//
+
+int64_t RopeOp::getHeadDim() {
+  return tensorType(getInput()).getShape().back();
+}
+
+int64_t RopeOp::getRotaryDimOrDefault() {
+  if (std::optional<uint64_t> r = getRotaryDim())
+    return static_cast<int64_t>(*r);
+  return getHeadDim();
+}
+
+double RopeOp::getEffectiveAttentionFactor() {
+  if (std::optional<APFloat> f = getAttentionFactor())
+    return f->convertToDouble();
+  if (RopeScalingAttr scaling = getScalingAttr())
+    return scaling.getEffectiveAttentionFactor();
+  return 1.0;
+}
+
+LogicalResult RopeOp::verify() {
+  RankedTensorType inputType = tensorType(getInput());
+  RankedTensorType posType = tensorType(getPositions());
+  if (inputType.getRank() < 2)
+    return emitOpError("'input' must have rank >= 2 (... x S x D), got rank ")
+           << inputType.getRank();
+  if (posType.getRank() != 1)
+    return emitOpError("'positions' must have rank 1 (S), got rank ")
+           << posType.getRank();
+  int64_t rank = inputType.getRank();
+  int64_t seq = inputType.getDimSize(rank - 2);
+  if (!dimsCompatible(posType.getDimSize(0), seq))
+    return emitOpError("'positions' length (")
+           << dimToString(posType.getDimSize(0))
+           << ") does not match the sequence dim of 'input' ("
+           << dimToString(seq) << ")";
+  int64_t d = inputType.getDimSize(rank - 1);
+  if (ShapedType::isDynamic(d))
+    return emitOpError("head dim (last dim of 'input') must be static");
+  if (d <= 0 || d % 2 != 0)
+    return emitOpError("head dim of 'input' (") << d << ") must be even";
+  int64_t r = getRotaryDimOrDefault();
+  if (r <= 0 || r % 2 != 0 || r > d)
+    return emitOpError("rotary_dim (")
+           << r << ") must be even, > 0 and <= head dim (" << d << ")";
+  if (failed(verifyBase(*this, getBase().convertToDouble())))
+    return failure();
+  if (std::optional<APFloat> f = getAttentionFactor())
+    if (!(f->convertToDouble() > 0.0))
+      return emitOpError("attention_factor (")
+             << f->convertToDouble() << ") must be > 0";
+  if (RopeScalingAttr scaling = getScalingAttr()) {
+    RopeScalingKind kind = scaling.getKind();
+    if ((kind == RopeScalingKind::ntk || kind == RopeScalingKind::dynamic) &&
+        r <= 2)
+      return emitOpError("rope scaling '")
+             << stringifyRopeScalingKind(kind)
+             << "' needs rotary_dim > 2 (its exponent is R/(R-2)), got " << r;
+    if (kind == RopeScalingKind::longrope &&
+        static_cast<int64_t>(scaling.getShortFactorValues().size()) != r / 2)
+      return emitOpError("rope scaling 'longrope': short_factor and "
+                         "long_factor must have rotary_dim/2 (")
+             << r / 2 << ") values, got " << scaling.getShortFactorValues().size();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AlibiBiasOp
+//===----------------------------------------------------------------------===//
+
+int64_t AlibiBiasOp::getNumLocalHeads() {
+  RankedTensorType type = getResult().getType();
+  return type.getDimSize(type.getRank() - 3);
+}
+
+int64_t AlibiBiasOp::getNumHeadsOrDefault() {
+  if (std::optional<uint64_t> n = getNumHeads())
+    return static_cast<int64_t>(*n);
+  return getNumLocalHeads();
+}
+
+LogicalResult AlibiBiasOp::verify() {
+  RankedTensorType type = getResult().getType();
+  if (type.getRank() < 3)
+    return emitOpError("result must have rank >= 3 ([B...] x H x Sq x Sk), "
+                       "got rank ")
+           << type.getRank();
+  if (static_cast<int64_t>(getDynamicSizes().size()) != type.getNumDynamicDims())
+    return emitOpError("expected ")
+           << type.getNumDynamicDims()
+           << " dynamic size operands (one per '?' of the result type), got "
+           << getDynamicSizes().size();
+  int64_t localHeads = getNumLocalHeads();
+  if (Value slopes = getSlopes()) {
+    RankedTensorType slopesType = tensorType(slopes);
+    if (slopesType.getRank() != 1 ||
+        !dimsCompatible(slopesType.getDimSize(0), localHeads))
+      return emitOpError("'slopes' must be a tensor<H x f32> with H = ")
+             << dimToString(localHeads) << " heads, got " << slopesType;
+    return success();
+  }
+  if (ShapedType::isDynamic(localHeads))
+    return emitOpError("head dim H (dim -3 of the result) must be static "
+                       "unless explicit 'slopes' are given");
+  double maxBias = getMaxBias().convertToDouble();
+  if (!(maxBias > 0.0) || !std::isfinite(maxBias))
+    return emitOpError("max_bias (") << maxBias << ") must be > 0";
+  int64_t numHeads = getNumHeadsOrDefault();
+  if (numHeads <= 0)
+    return emitOpError("num_heads (") << numHeads << ") must be > 0";
+  int64_t offset = getHeadOffset();
+  if (offset < 0 || offset + localHeads > numHeads)
+    return emitOpError("head_offset (")
+           << offset << ") + local heads (" << localHeads
+           << ") must be within num_heads (" << numHeads << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+double AttentionOp::getScaleOrDefault() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(
+                   tensorType(getQuery()).getShape().back()));
+}
+
+/// Checks the parts query/key/value have in common for both attention ops:
+/// equal ranks >= minRank, equal leading (batch) dims, q/k head dims, k/v
+/// sequence dims, element types, and a result of shape [..., Sq, Dv].
+/// `numHeadDims` is 1 when dim -3 is a (GQA) head dim checked by the caller.
+static LogicalResult verifyQKVResult(Operation *op, Value q, Value k, Value v,
+                                     RankedTensorType resultType,
+                                     int64_t minRank, int64_t numHeadDims) {
+  RankedTensorType qt = tensorType(q), kt = tensorType(k), vt = tensorType(v);
+  int64_t rank = qt.getRank();
+  if (rank < minRank)
+    return op->emitOpError("'query' must have rank >= ")
+           << minRank << ", got rank " << rank;
+  if (kt.getRank() != rank || vt.getRank() != rank)
+    return op->emitOpError("'key' and 'value' must have the rank of 'query' (")
+           << rank << "), got " << kt.getRank() << " and " << vt.getRank();
+  if (kt.getElementType() != qt.getElementType() ||
+      vt.getElementType() != qt.getElementType())
+    return op->emitOpError("'key' and 'value' must have the element type of "
+                           "'query' (")
+           << qt.getElementType() << "), got " << kt.getElementType()
+           << " and " << vt.getElementType();
+  int64_t numBatch = rank - 2 - numHeadDims;
+  for (int64_t i = 0; i < numBatch; ++i)
+    if (!dimsCompatible(qt.getDimSize(i), kt.getDimSize(i)) ||
+        !dimsCompatible(qt.getDimSize(i), vt.getDimSize(i)))
+      return op->emitOpError("batch dim ")
+             << i << " differs: 'query' has " << dimToString(qt.getDimSize(i))
+             << ", 'key' " << dimToString(kt.getDimSize(i)) << ", 'value' "
+             << dimToString(vt.getDimSize(i));
+  if (!dimsCompatible(qt.getDimSize(rank - 1), kt.getDimSize(rank - 1)))
+    return op->emitOpError("head dim D of 'key' (")
+           << dimToString(kt.getDimSize(rank - 1))
+           << ") must equal that of 'query' ("
+           << dimToString(qt.getDimSize(rank - 1)) << ")";
+  if (!dimsCompatible(kt.getDimSize(rank - 2), vt.getDimSize(rank - 2)))
+    return op->emitOpError("sequence dim Sk of 'value' (")
+           << dimToString(vt.getDimSize(rank - 2))
+           << ") must equal that of 'key' ("
+           << dimToString(kt.getDimSize(rank - 2)) << ")";
+  // Result [..., (Hq,) Sq, Dv] with query's element type.
+  SmallVector<int64_t> expected(qt.getShape());
+  expected.back() = vt.getShape().back();
+  if (resultType.getElementType() != qt.getElementType() ||
+      resultType.getRank() != rank ||
+      !llvm::all_of(llvm::seq<int64_t>(0, rank), [&](int64_t i) {
+        return dimsCompatible(resultType.getDimSize(i), expected[i]);
+      }))
+    return op->emitOpError("result type ")
+           << resultType << " does not match the expected "
+           << RankedTensorType::get(expected, qt.getElementType())
+           << " ([..., Sq, Dv] of 'query' and 'value')";
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  RankedTensorType qt = tensorType(getQuery()), kt = tensorType(getKey()),
+                   vt = tensorType(getValue());
+  if (failed(verifyQKVResult(*this, getQuery(), getKey(), getValue(),
+                             getResult().getType(), /*minRank=*/3,
+                             /*numHeadDims=*/1)))
+    return failure();
+  int64_t rank = qt.getRank();
+  int64_t hq = qt.getDimSize(rank - 3), hk = kt.getDimSize(rank - 3),
+          hv = vt.getDimSize(rank - 3);
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk) ||
+      ShapedType::isDynamic(hv))
+    return emitOpError("head dims (dim -3) of 'query', 'key' and 'value' "
+                       "must be static");
+  if (hk != hv)
+    return emitOpError("'value' heads (")
+           << hv << ") must equal 'key' heads (" << hk << ")";
+  if (hq % hk != 0)
+    return emitOpError("query heads (")
+           << hq << ") must be a multiple of key/value heads (" << hk << ")";
+  if (std::optional<APFloat> s = getScale())
+    if (!std::isfinite(s->convertToDouble()))
+      return emitOpError("scale must be finite");
+  if (Value bias = getBias()) {
+    RankedTensorType bt = tensorType(bias);
+    // The score shape [..., Hq, Sq, Sk], right-aligned against the bias.
+    SmallVector<int64_t> scoreShape(qt.getShape().drop_back());
+    scoreShape.push_back(kt.getDimSize(rank - 2));
+    if (bt.getRank() > rank)
+      return emitOpError("'bias' rank (")
+             << bt.getRank() << ") exceeds the rank of the scores (" << rank
+             << ")";
+    for (int64_t i = 0; i < bt.getRank(); ++i) {
+      int64_t b = bt.getDimSize(bt.getRank() - 1 - i);
+      int64_t s = scoreShape[rank - 1 - i];
+      if (b != 1 && !dimsCompatible(b, s))
+        return emitOpError("'bias' of type ")
+               << bt << " does not broadcast to the scores "
+               << RankedTensorType::get(scoreShape, bt.getElementType())
+               << ": dim " << bt.getRank() - 1 - i << " is " << dimToString(b)
+               << ", expected 1 or " << dimToString(s);
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RelPosAttentionOp
+//===----------------------------------------------------------------------===//
+
+double RelPosAttentionOp::getScaleOrDefault() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(
+                   tensorType(getQuery()).getShape().back()));
+}
+
+int64_t RelPosAttentionOp::getMaxRelativeDistance() {
+  return (tensorType(getRelKey()).getDimSize(0) - 1) / 2;
+}
+
+LogicalResult RelPosAttentionOp::verify() {
+  if (failed(verifyQKVResult(*this, getQuery(), getKey(), getValue(),
+                             getResult().getType(), /*minRank=*/2,
+                             /*numHeadDims=*/0)))
+    return failure();
+  RankedTensorType qt = tensorType(getQuery()), vt = tensorType(getValue());
+  RankedTensorType rk = tensorType(getRelKey());
+  if (rk.getRank() != 2 || ShapedType::isDynamic(rk.getDimSize(0)) ||
+      rk.getDimSize(0) % 2 != 1)
+    return emitOpError("'rel_key' must be a tensor<(2K+1) x D> with a static "
+                       "odd first dim, got ")
+           << rk;
+  if (!dimsCompatible(rk.getDimSize(1), qt.getShape().back()))
+    return emitOpError("'rel_key' dim 1 (")
+           << dimToString(rk.getDimSize(1)) << ") must equal head dim D ("
+           << dimToString(qt.getShape().back()) << ")";
+  if (Value relValue = getRelValue()) {
+    RankedTensorType rv = tensorType(relValue);
+    if (rv.getRank() != 2 || rv.getDimSize(0) != rk.getDimSize(0) ||
+        !dimsCompatible(rv.getDimSize(1), vt.getShape().back()))
+      return emitOpError("'rel_value' must be a tensor<")
+             << rk.getDimSize(0) << " x " << dimToString(vt.getShape().back())
+             << "> (2K+1 of 'rel_key', Dv of 'value'), got " << rv;
+  }
+  if (std::optional<APFloat> s = getScale())
+    if (!std::isfinite(s->convertToDouble()))
+      return emitOpError("scale must be finite");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "posenc/Dialect/Posenc/IR/PosencOps.cpp.inc"

@@ -1,0 +1,3 @@
+"""posenc Python package."""
+
+from . import reference

@@ -1,0 +1,406 @@
+"""Independent numpy reference for the posenc ops.
+
+This module is the executable form of ``SPEC.md`` (the semantics contract).
+It is written from the math in SPEC.md (and, where SPEC.md defers to them,
+the HuggingFace rope utilities) and MUST NEVER be derived from, or edited to
+agree with, the C++ lowerings in this repository: its whole value is that it
+is an independent second implementation. If the compiler and this file
+disagree, settle the question against SPEC.md, not against the C++.
+
+Conventions
+-----------
+* Everything is computed in float64; every function returns float64 arrays
+  (callers cast to the element type under test).
+* Tensors are row-major; ``D`` is the last dim, ``S`` the second to last;
+  leading dims broadcast numpy-style.
+* Errors (bad shapes / attributes) raise ``ValueError``.
+
+Choices made where SPEC.md leaves room (keep in sync with the docs):
+* ``rope`` takes ``layout`` as a required argument (no default).
+* ``rope`` positions are ``[S]`` (broadcast over leading dims); any other
+  shape is broadcast numpy-style against ``x.shape[:-1]``.
+* ``dynamic`` / ``longrope`` use ``L = max(positions) + 1`` as the sequence length.
+* YaRN clamps exactly as HF ``find_correction_range``: ``low = max(low, 0)``,
+  ``high = min(high, R - 1)``; the ramp uses HF's ``if low == high: high += 0.001``.
+* ``attention_factor`` multiplies cos and sin of the rotated dims only; dims
+  ``>= rotary_dim`` pass through unscaled. Precedence: the op's
+  ``attention_factor`` > ``scaling["attention_factor"]`` > the kind's default
+  (yarn: ``0.1*ln(factor)+1`` if factor > 1 else 1; everything else 1).
+* In ``attention`` / ``rel_pos_attention`` a score of ``-inf`` (from the causal
+  mask or from the bias) is a masked key; a row with every key masked gives 0.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "sinusoidal",
+    "rope_inv_freq",
+    "rope_attention_factor",
+    "rope",
+    "alibi_slopes",
+    "alibi_bias",
+    "attention",
+    "rel_pos_attention",
+]
+
+_LAYOUTS = ("interleaved", "half")
+_SCALING_KINDS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3", "longrope")
+_REQUIRED = object()
+
+
+def _check_layout(layout):
+    if layout not in _LAYOUTS:
+        raise ValueError(f"layout must be one of {_LAYOUTS}, got {layout!r}")
+
+
+def _f64(a):
+    return np.asarray(a, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------
+# posenc.sinusoidal
+# ---------------------------------------------------------------------------
+
+def sinusoidal(positions, dim, base=10000.0, layout="interleaved"):
+    """Absolute sinusoidal table, ``[S, D]``.
+
+    theta[s, p] = pos[s] * base^(-2p/D), p in [0, D/2).
+    interleaved: out[s, 2p] = sin, out[s, 2p+1] = cos.
+    half:        out[s, p]  = sin, out[s, p+D/2] = cos.
+    """
+    _check_layout(layout)
+    dim = int(dim)
+    if dim <= 0 or dim % 2:
+        raise ValueError(f"dim ({dim}) must be positive and even")
+    pos = _f64(positions)
+    if pos.ndim != 1:
+        raise ValueError(f"positions must be rank 1 [S], got shape {pos.shape}")
+    half = dim // 2
+    p = np.arange(half, dtype=np.float64)
+    inv_freq = float(base) ** (-2.0 * p / dim)
+    theta = pos[:, None] * inv_freq[None, :]
+    out = np.empty((pos.shape[0], dim), dtype=np.float64)
+    if layout == "interleaved":
+        out[:, 0::2] = np.sin(theta)
+        out[:, 1::2] = np.cos(theta)
+    else:
+        out[:, :half] = np.sin(theta)
+        out[:, half:] = np.cos(theta)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# posenc.rope
+# ---------------------------------------------------------------------------
+
+def _scaling_kind(scaling):
+    if scaling is None:
+        return "none"
+    kind = scaling.get("kind", "none")
+    if kind not in _SCALING_KINDS:
+        raise ValueError(f"unknown scaling kind {kind!r}; expected one of {_SCALING_KINDS}")
+    return kind
+
+
+def _get(scaling, key, default=_REQUIRED):
+    if key in scaling and scaling[key] is not None:
+        return scaling[key]
+    if default is _REQUIRED:
+        raise ValueError(f"scaling kind {scaling.get('kind')!r} requires {key!r}")
+    return default
+
+
+def _yarn_default_attention_factor(factor):
+    # HuggingFace get_mscale(scale, mscale=1).
+    if factor <= 1.0:
+        return 1.0
+    return 0.1 * math.log(factor) + 1.0
+
+
+def rope_inv_freq(rotary_dim, base=10000.0, scaling=None, seq_len=None):
+    """Per-pair inverse frequencies ``[R/2]`` after ``scaling``.
+
+    ``seq_len`` (L) is needed by ``dynamic`` and ``longrope``; ``rope`` passes
+    ``max(positions) + 1``.
+    """
+    R = int(rotary_dim)
+    if R < 0 or R % 2:
+        raise ValueError(f"rotary_dim ({R}) must be even and >= 0")
+    base = float(base)
+    kind = _scaling_kind(scaling)
+    p = np.arange(R // 2, dtype=np.float64)
+    expo = 2.0 * p / R if R else p  # 2p/R
+
+    def plain(b):
+        return b ** (-expo)
+
+    if kind == "none":
+        return plain(base)
+
+    if kind == "linear":
+        factor = float(_get(scaling, "factor"))
+        return plain(base) / factor
+
+    if kind == "ntk":
+        factor = float(_get(scaling, "factor"))
+        if R <= 2:
+            raise ValueError(f"ntk scaling needs rotary_dim > 2, got {R}")
+        return plain(base * factor ** (R / (R - 2)))
+
+    if kind == "dynamic":
+        factor = float(_get(scaling, "factor"))
+        orig = float(_get(scaling, "original_max_position"))
+        if seq_len is None:
+            raise ValueError("dynamic scaling needs seq_len")
+        if R <= 2:
+            raise ValueError(f"dynamic scaling needs rotary_dim > 2, got {R}")
+        L = max(float(seq_len), orig)
+        new_base = base * (factor * L / orig - (factor - 1.0)) ** (R / (R - 2))
+        return plain(new_base)
+
+    if kind == "yarn":
+        factor = float(_get(scaling, "factor"))
+        orig = float(_get(scaling, "original_max_position"))
+        beta_fast = float(_get(scaling, "beta_fast", 32.0))
+        beta_slow = float(_get(scaling, "beta_slow", 1.0))
+        inv_extrap = plain(base)
+        inv_interp = inv_extrap / factor
+
+        def correction_dim(num_rot):
+            return R * math.log(orig / (num_rot * 2.0 * math.pi)) / (2.0 * math.log(base))
+
+        low = max(math.floor(correction_dim(beta_fast)), 0)
+        high = min(math.ceil(correction_dim(beta_slow)), R - 1)
+        low, high = float(low), float(high)
+        if low == high:
+            high += 0.001
+        ramp = np.clip((p - low) / (high - low), 0.0, 1.0)
+        return inv_interp * ramp + inv_extrap * (1.0 - ramp)
+
+    if kind == "llama3":
+        factor = float(_get(scaling, "factor", 8.0))
+        low_ff = float(_get(scaling, "low_freq_factor", 1.0))
+        high_ff = float(_get(scaling, "high_freq_factor", 4.0))
+        orig = float(_get(scaling, "original_max_position", 8192))
+        inv = plain(base)
+        wavelen = 2.0 * math.pi / inv
+        low_freq_wavelen = orig / low_ff
+        high_freq_wavelen = orig / high_ff
+        out = inv.copy()
+        low_band = wavelen > low_freq_wavelen
+        out[low_band] = inv[low_band] / factor
+        mid = ~(wavelen < high_freq_wavelen) & ~low_band
+        smooth = (orig / wavelen[mid] - low_ff) / (high_ff - low_ff)
+        out[mid] = (1.0 - smooth) * inv[mid] / factor + smooth * inv[mid]
+        return out
+
+    if kind == "longrope":
+        orig = float(_get(scaling, "original_max_position"))
+        if seq_len is None:
+            raise ValueError("longrope scaling needs seq_len")
+        key = "long_factor" if float(seq_len) > orig else "short_factor"
+        ext = _f64(_get(scaling, key))
+        if ext.shape != (R // 2,):
+            raise ValueError(f"longrope {key} must have R/2 = {R // 2} entries, got shape {ext.shape}")
+        return 1.0 / (ext * base ** expo)
+
+    raise AssertionError(kind)  # unreachable
+
+
+def rope_attention_factor(scaling, attention_factor=None):
+    """Factor multiplying cos and sin: the op's attribute, else the scaling's
+    ``attention_factor``, else the kind's default (yarn: get_mscale(factor)), else 1."""
+    if attention_factor is not None:
+        return float(attention_factor)
+    kind = _scaling_kind(scaling)
+    if kind == "none":
+        return 1.0
+    if scaling.get("attention_factor") is not None:
+        return float(scaling["attention_factor"])
+    if kind == "yarn":
+        return _yarn_default_attention_factor(float(_get(scaling, "factor")))
+    return 1.0
+
+
+def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
+         attention_factor=None):
+    """Rotary position embedding; ``x`` is ``[..., S, D]``, returns the same shape.
+
+    Pair p in [0, R/2): interleaved (x[2p], x[2p+1]); half (x[p], x[p+R/2]).
+    (a, b) -> af * (a cos - b sin, a sin + b cos), theta = pos * inv_freq[p].
+    """
+    _check_layout(layout)
+    x = _f64(x)
+    if x.ndim < 2:
+        raise ValueError(f"input must have rank >= 2 [..., S, D], got shape {x.shape}")
+    S, D = x.shape[-2], x.shape[-1]
+    R = D if rotary_dim is None else int(rotary_dim)
+    if R < 0 or R % 2 or R > D:
+        raise ValueError(f"rotary_dim ({R}) must be even and <= head dim ({D})")
+    pos = _f64(positions)
+    if pos.ndim == 1:
+        if pos.shape[0] != S:
+            raise ValueError(f"positions has {pos.shape[0]} entries, input has S = {S}")
+    else:
+        try:
+            np.broadcast_shapes(pos.shape, x.shape[:-1])
+        except ValueError:
+            raise ValueError(
+                f"positions shape {pos.shape} does not broadcast to {x.shape[:-1]}") from None
+    seq_len = (float(pos.max()) + 1.0) if pos.size else 0.0
+    inv_freq = rope_inv_freq(R, base, scaling, seq_len)
+    af = rope_attention_factor(scaling, attention_factor)
+    theta = pos[..., None] * inv_freq  # [..., S, R/2]
+    c = np.cos(theta) * af
+    s = np.sin(theta) * af
+    out = x.copy()
+    h = R // 2
+    if layout == "interleaved":
+        a, b = x[..., 0:R:2], x[..., 1:R:2]
+        out[..., 0:R:2] = a * c - b * s
+        out[..., 1:R:2] = a * s + b * c
+    else:
+        a, b = x[..., 0:h], x[..., h:R]
+        out[..., 0:h] = a * c - b * s
+        out[..., h:R] = a * s + b * c
+    return out
+
+
+# ---------------------------------------------------------------------------
+# posenc.alibi_bias
+# ---------------------------------------------------------------------------
+
+def alibi_slopes(num_heads, max_bias=8.0):
+    """ALiBi slopes for a model with ``num_heads`` heads, ``[num_heads]``."""
+    n = int(num_heads)
+    if n <= 0:
+        raise ValueError(f"num_heads ({n}) must be positive")
+    max_bias = float(max_bias)
+
+    def pow2_slopes(m):
+        h = np.arange(m, dtype=np.float64)
+        return 2.0 ** (-max_bias * (h + 1.0) / m)
+
+    if n & (n - 1) == 0:
+        return pow2_slopes(n)
+    c = 1 << (n.bit_length() - 1)  # largest power of two below n
+    return np.concatenate([pow2_slopes(c), pow2_slopes(2 * c)[0::2][: n - c]])
+
+
+def alibi_bias(num_local_heads, sq, sk, max_bias=8.0, num_heads=None, head_offset=0,
+               symmetric=False, slopes=None, batch_shape=()):
+    """ALiBi bias ``[*batch_shape, H, Sq, Sk]``.
+
+    Query i sits at i + (Sk - Sq). Default: slope * (j - i'); symmetric:
+    -slope * |j - i'|. Head h uses slope[head_offset + h] unless ``slopes`` is given.
+    """
+    H, sq, sk = int(num_local_heads), int(sq), int(sk)
+    if H <= 0 or sq < 0 or sk < 0:
+        raise ValueError(f"bad sizes H={H}, Sq={sq}, Sk={sk}")
+    if slopes is not None:
+        sl = _f64(slopes)
+        if sl.shape != (H,):
+            raise ValueError(f"slopes must have shape ({H},), got {sl.shape}")
+    else:
+        n = H if num_heads is None else int(num_heads)
+        off = int(head_offset)
+        if off < 0 or off + H > n:
+            raise ValueError(
+                f"head_offset ({off}) + heads ({H}) must be <= num_heads ({n})")
+        sl = alibi_slopes(n, max_bias)[off:off + H]
+    i = np.arange(sq, dtype=np.float64)[:, None] + (sk - sq)
+    j = np.arange(sk, dtype=np.float64)[None, :]
+    rel = j - i
+    if symmetric:
+        bias = -sl[:, None, None] * np.abs(rel)[None]
+    else:
+        bias = sl[:, None, None] * rel[None]
+    return np.broadcast_to(bias, tuple(batch_shape) + bias.shape).copy()
+
+
+# ---------------------------------------------------------------------------
+# posenc.attention / posenc.rel_pos_attention
+# ---------------------------------------------------------------------------
+
+def _causal_mask(sq, sk):
+    """True where key j is masked for query i: j > i + (Sk - Sq)."""
+    i = np.arange(sq)[:, None] + (sk - sq)
+    j = np.arange(sk)[None, :]
+    return j > i
+
+
+def _softmax_rows(s):
+    """Softmax over the last axis with max subtraction; rows that are all -inf give 0."""
+    m = np.max(s, axis=-1, keepdims=True) if s.shape[-1] else np.full(s.shape[:-1] + (1,), -np.inf)
+    m = np.where(np.isneginf(m), 0.0, m)
+    e = np.exp(s - m)
+    denom = np.sum(e, axis=-1, keepdims=True)
+    safe = np.where(denom > 0, denom, 1.0)
+    return np.where(denom > 0, e / safe, 0.0)
+
+
+def attention(q, k, v, bias=None, scale=None, causal=False):
+    """Scaled dot-product attention with GQA, ``[..., Hq, Sq, Dv]``."""
+    q, k, v = _f64(q), _f64(k), _f64(v)
+    if q.ndim < 3 or k.ndim < 3 or v.ndim < 3:
+        raise ValueError("query/key/value must have rank >= 3 [..., H, S, D]")
+    Hq, Sq, D = q.shape[-3:]
+    Hkv, Sk, Dk = k.shape[-3:]
+    if Dk != D:
+        raise ValueError(f"key head dim ({Dk}) must equal query head dim ({D})")
+    if v.shape[-3] != Hkv or v.shape[-2] != Sk:
+        raise ValueError(f"value shape {v.shape} does not match key shape {k.shape}")
+    if Hkv <= 0 or Hq % Hkv:
+        raise ValueError(f"query heads ({Hq}) must be a multiple of kv heads ({Hkv})")
+    g = Hq // Hkv
+    k = np.repeat(k, g, axis=-3)  # query head h reads kv head h // g
+    v = np.repeat(v, g, axis=-3)
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    s = float(scale) * np.matmul(q, np.swapaxes(k, -1, -2))
+    if bias is not None:
+        s = s + _f64(bias)
+    if causal:
+        s = np.where(_causal_mask(Sq, Sk), -np.inf, s)
+    p = _softmax_rows(s)
+    return np.matmul(p, v)
+
+
+def rel_pos_attention(q, k, v, rel_key, rel_value=None, scale=None, causal=False):
+    """Shaw et al. relative-position attention, ``[..., Sq, Dv]`` (naive form).
+
+    r(i, j) = clamp(j - i', -K, K) + K, i' = i + (Sk - Sq);
+    e = scale * q_i . (k_j + rel_key[r]); out_i = sum_j p (v_j + rel_value[r]).
+    """
+    q, k, v, rk = _f64(q), _f64(k), _f64(v), _f64(rel_key)
+    if q.ndim < 2 or k.ndim < 2 or v.ndim < 2:
+        raise ValueError("query/key/value must have rank >= 2 [..., S, D]")
+    Sq, D = q.shape[-2:]
+    Sk = k.shape[-2]
+    if k.shape[-1] != D:
+        raise ValueError(f"key head dim ({k.shape[-1]}) must equal query head dim ({D})")
+    if v.shape[-2] != Sk:
+        raise ValueError(f"value has {v.shape[-2]} keys, key has {Sk}")
+    Dv = v.shape[-1]
+    if rk.ndim != 2 or rk.shape[0] % 2 != 1 or rk.shape[1] != D:
+        raise ValueError(f"rel_key must be [(2K+1), {D}], got {rk.shape}")
+    K = (rk.shape[0] - 1) // 2
+    i = np.arange(Sq)[:, None] + (Sk - Sq)
+    j = np.arange(Sk)[None, :]
+    r = np.clip(j - i, -K, K) + K  # [Sq, Sk]
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    e = np.matmul(q, np.swapaxes(k, -1, -2)) + np.einsum("...id,ijd->...ij", q, rk[r])
+    e = float(scale) * e
+    if causal:
+        e = np.where(_causal_mask(Sq, Sk), -np.inf, e)
+    p = _softmax_rows(e)
+    out = np.matmul(p, v)
+    if rel_value is not None:
+        rv = _f64(rel_value)
+        if rv.shape != (2 * K + 1, Dv):
+            raise ValueError(f"rel_value must be [{2 * K + 1}, {Dv}], got {rv.shape}")
+        out = out + np.einsum("...ij,ijd->...id", p, rv[r])
+    return out

@@ -1,0 +1,31 @@
+//===- posenc-opt.cpp - the posenc optimizer driver -----------------------===//
+//
+// mlir-opt with the posenc dialect, passes and pipelines, plus every upstream
+// dialect and pass, since user programs mix posenc with func/arith/tensor/
+// linalg and the pipelines run upstream passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/IR/PosencDialect.h"
+#include "posenc/Pipelines/Pipelines.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<posenc::PosencDialect>();
+
+  mlir::registerAllPasses();
+  posenc::registerPosencConversionPasses();
+  posenc::registerPosencPipelines();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "posenc optimizer driver\n", registry));
+}
