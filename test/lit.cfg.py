@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 config.name = "posenc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs", "python"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.posenc_obj_root, "test")
 

@@ -1,17 +1,906 @@
+//===- PosencToLinalg.cpp - reference lowering of posenc to linalg --------===//
+//
+// The plain, materializing lowering of every posenc op: one linalg.generic per
+// formula of the op descriptions (SPEC.md), every intermediate a full tensor.
+// It is the semantic baseline fused lowerings are checked against; clarity
+// wins over speed here on purpose.
+//
+//===----------------------------------------------------------------------===//
+
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <limits>
+
 namespace posenc {
 #define GEN_PASS_DEF_POSENCTOLINALGPASS
 #include "posenc/Conversion/Passes.h.inc"
-}
+} // namespace posenc
+
 using namespace mlir;
+using namespace posenc;
+
 namespace {
-struct PosencToLinalgPass : posenc::impl::PosencToLinalgPassBase<PosencToLinalgPass> {
-  void runOnOperation() override {}
-};
+
+//===----------------------------------------------------------------------===//
+// Small builders shared by the op lowerings
+//===----------------------------------------------------------------------===//
+
+using utils::IteratorType;
+
+/// The type element computations run in: f32 for f16/bf16/f32, f64 for f64.
+static FloatType computeTypeFor(Type elementType) {
+  if (elementType.isF64())
+    return Float64Type::get(elementType.getContext());
+  return Float32Type::get(elementType.getContext());
 }
-void posenc::populatePosencToLinalgPatterns(RewritePatternSet &) {}
+
+/// Converts a float scalar to `to` (extf / truncf / nothing).
+static Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type,
+                                   b.getFloatAttr(type, value));
+}
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// The sizes of all dims of a ranked tensor value as OpFoldResults.
+static SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc,
+                                            Value tensor) {
+  return tensor::getMixedSizes(b, loc, tensor);
+}
+
+/// tensor.empty of `sizes` filled with `value`.
+static Value filledTensor(OpBuilder &b, Location loc,
+                          ArrayRef<OpFoldResult> sizes, Type elementType,
+                          double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, elementType);
+  Value cst = floatConst(b, loc, elementType, value);
+  return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
+}
+
+/// A 1-d constant tensor of `values` rounded to `elementType`.
+static Value constantTable(OpBuilder &b, Location loc, ArrayRef<double> values,
+                           FloatType elementType) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
+                                    elementType);
+  SmallVector<Attribute> attrs;
+  for (double v : values)
+    attrs.push_back(b.getFloatAttr(elementType, v));
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, attrs));
+}
+
+/// Emits a run-time check that dim `da` of `a` equals dim `db` of `bv`, when
+/// at least one of them is dynamic (static mismatches are verifier errors).
+static void assertDimsEqual(OpBuilder &b, Location loc, Value a, int64_t da,
+                            Value bv, int64_t db, const Twine &message) {
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(bv.getType());
+  if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
+    return;
+  Value sa = tensor::DimOp::create(b, loc, a, da);
+  Value sb = tensor::DimOp::create(b, loc, bv, db);
+  Value eq =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sa, sb);
+  cf::AssertOp::create(b, loc, eq, b.getStringAttr(message));
+}
+
+/// Identity iterator list helper.
+static SmallVector<IteratorType> iterators(int64_t numParallel,
+                                           int64_t numReduction = 0) {
+  SmallVector<IteratorType> its(numParallel, IteratorType::parallel);
+  its.append(numReduction, IteratorType::reduction);
+  return its;
+}
+
+/// Builds a linalg.generic with one result.
+static Value buildGeneric(
+    OpBuilder &b, Location loc, ValueRange inputs, Value init,
+    ArrayRef<AffineMap> maps, ArrayRef<IteratorType> its,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  auto generic = linalg::GenericOp::create(b, loc, init.getType(), inputs,
+                                           ValueRange{init}, maps, its, body);
+  return generic.getResult(0);
+}
+
+/// Terminates a linalg.generic body with one value.
+static void yieldValue(OpBuilder &b, Location loc, Value v) {
+  linalg::YieldOp::create(b, loc, ValueRange{v});
+}
+
+static SmallVector<Value> loopIndices(OpBuilder &b, Location loc,
+                                      int64_t numLoops) {
+  SmallVector<Value> ivs;
+  for (int64_t i = 0; i < numLoops; ++i)
+    ivs.push_back(linalg::IndexOp::create(b, loc, i));
+  return ivs;
+}
+
+/// Sign-extends or truncates an integer position to i64 and converts it to
+/// the float type `to`.
+static Value positionToFloat(OpBuilder &b, Location loc, Value pos, Type to) {
+  return arith::SIToFPOp::create(b, loc, to, pos);
+}
+
+//===----------------------------------------------------------------------===//
+// posenc.sinusoidal
+//===----------------------------------------------------------------------===//
+
+struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SinusoidalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResult().getType();
+    Value positions = adaptor.getPositions();
+    int64_t dim = resultType.getDimSize(1);
+    int64_t half = dim / 2;
+    bool interleaved = op.getLayout() == Layout::interleaved;
+    FloatType f32 = rewriter.getF32Type();
+
+    // Pair p has inv_freq[p] = base^(-2p/D): exactly RoPE's unscaled table.
+    Value invFreq = constantTable(
+        rewriter, loc,
+        computeRopeInvFreq(op.getBase().convertToDouble(), dim, nullptr), f32);
+
+    SmallVector<OpFoldResult> sizes = {
+        resultType.isDynamicDim(0)
+            ? tensor::getMixedSize(rewriter, loc, positions, 0)
+            : OpFoldResult(rewriter.getIndexAttr(resultType.getDimSize(0))),
+        rewriter.getIndexAttr(dim)};
+    if (resultType.isDynamicDim(0) != cast<RankedTensorType>(positions.getType())
+                                          .isDynamicDim(0)) {
+      // One side static, the other dynamic: check at run time.
+      Value posLen = tensor::DimOp::create(rewriter, loc, positions, 0);
+      Value expected = indexConst(rewriter, loc,
+                                  resultType.isDynamicDim(0)
+                                      ? cast<RankedTensorType>(
+                                            positions.getType())
+                                            .getDimSize(0)
+                                      : resultType.getDimSize(0));
+      Value eq = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       posLen, expected);
+      cf::AssertOp::create(rewriter, loc, eq,
+                           "posenc.sinusoidal: length of 'positions' differs "
+                           "from the result sequence dim");
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                         resultType.getElementType());
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap posMap = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    AffineMap outMap = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Type outElem = resultType.getElementType();
+
+    Value result = buildGeneric(
+        rewriter, loc, positions, init, {posMap, outMap}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value d = linalg::IndexOp::create(b, loc, 1);
+          Value two = indexConst(b, loc, 2);
+          Value halfC = indexConst(b, loc, half);
+          Value pair, isCos;
+          if (interleaved) {
+            pair = arith::DivUIOp::create(b, loc, d, two);
+            Value odd = arith::RemUIOp::create(b, loc, d, two);
+            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                          odd, indexConst(b, loc, 0));
+          } else {
+            pair = arith::RemUIOp::create(b, loc, d, halfC);
+            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          d, halfC);
+          }
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
+          Value pos = positionToFloat(b, loc, args[0], f32);
+          Value theta = arith::MulFOp::create(b, loc, pos, inv);
+          Value s = math::SinOp::create(b, loc, theta);
+          Value c = math::CosOp::create(b, loc, theta);
+          Value v = arith::SelectOp::create(b, loc, isCos, c, s);
+          yieldValue(b, loc, castFloat(b, loc, v, outElem));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// posenc.rope
+//===----------------------------------------------------------------------===//
+
+/// Builds the run-time sequence length L = max(positions) + 1 as an f64.
+static Value buildSequenceLength(OpBuilder &b, Location loc, Value positions) {
+  auto posType = cast<RankedTensorType>(positions.getType());
+  Type intType = posType.getElementType();
+  MLIRContext *ctx = b.getContext();
+  Value zero = arith::ConstantOp::create(b, loc, intType,
+                                         b.getIntegerAttr(intType, 0));
+  Value init0 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, intType);
+  Value init = linalg::FillOp::create(b, loc, zero, init0).getResult(0);
+  Value maxPos = buildGeneric(
+      b, loc, positions, init,
+      {AffineMap::getMultiDimIdentityMap(1, ctx), AffineMap::get(1, 0, {}, ctx)},
+      {IteratorType::reduction},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value m = arith::MaxSIOp::create(b, loc, args[0], args[1]);
+        yieldValue(b, loc, m);
+      });
+  Value maxScalar = tensor::ExtractOp::create(b, loc, maxPos, ValueRange{});
+  Value len = positionToFloat(b, loc, maxScalar, b.getF64Type());
+  return arith::AddFOp::create(b, loc, len, floatConst(b, loc, b.getF64Type(), 1.0));
+}
+
+/// The RoPE inverse-frequency table tensor<R/2 x angleType>: a constant when
+/// it is known at compile time, else computed from L = max(positions) + 1
+/// (dynamic NTK: a new base; LongRoPE: the short or long factors).
+static Value buildInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
+                               Value positions, FloatType angleType) {
+  double base = op.getBase().convertToDouble();
+  int64_t rotaryDim = op.getRotaryDimOrDefault();
+  RopeScalingAttr scaling = op.getScalingAttr();
+  if (!scaling || !scaling.dependsOnSequenceLength())
+    return constantTable(b, loc, computeRopeInvFreq(base, rotaryDim, scaling),
+                         angleType);
+
+  Value seqLen = buildSequenceLength(b, loc, positions);
+  double orig = static_cast<double>(scaling.getOriginalMaxPosition());
+  Type f64 = b.getF64Type();
+  if (scaling.getKind() == RopeScalingKind::longrope) {
+    // Both tables are compile-time constants; L picks one.
+    Value shortTable = constantTable(
+        b, loc, computeRopeInvFreq(base, rotaryDim, scaling, 0), angleType);
+    Value longTable = constantTable(
+        b, loc,
+        computeRopeInvFreq(base, rotaryDim, scaling,
+                           scaling.getOriginalMaxPosition() + 1),
+        angleType);
+    Value isLong = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                         seqLen, floatConst(b, loc, f64, orig));
+    return arith::SelectOp::create(b, loc, isLong, longTable, shortTable);
+  }
+
+  // Dynamic NTK: base' = base * (factor*max(L,orig)/orig - (factor-1))^(R/(R-2)),
+  // inv_freq[p] = base'^(-2p/R), in f64.
+  double factor = scaling.getFactorValue();
+  double r = static_cast<double>(rotaryDim);
+  Value len = arith::MaximumFOp::create(b, loc, seqLen,
+                                        floatConst(b, loc, f64, orig));
+  Value ratio = arith::MulFOp::create(
+      b, loc, len, floatConst(b, loc, f64, factor / orig));
+  ratio = arith::SubFOp::create(b, loc, ratio,
+                                floatConst(b, loc, f64, factor - 1.0));
+  Value expo = math::PowFOp::create(b, loc, ratio,
+                                    floatConst(b, loc, f64, r / (r - 2.0)));
+  Value newBase =
+      arith::MulFOp::create(b, loc, expo, floatConst(b, loc, f64, base));
+  Value logBase = math::LogOp::create(b, loc, newBase);
+  int64_t half = rotaryDim / 2;
+  MLIRContext *ctx = b.getContext();
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{half},
+                                       angleType);
+  return buildGeneric(
+      b, loc, ValueRange{}, init, {AffineMap::getMultiDimIdentityMap(1, ctx)},
+      iterators(1), [&](OpBuilder &b, Location loc, ValueRange) {
+        Value p = linalg::IndexOp::create(b, loc, 0);
+        Value pi = arith::IndexCastOp::create(b, loc, b.getI64Type(), p);
+        Value pf = arith::SIToFPOp::create(b, loc, f64, pi);
+        // exponent = -2p/R * ln(base')
+        Value e = arith::MulFOp::create(b, loc, pf,
+                                        floatConst(b, loc, f64, -2.0 / r));
+        e = arith::MulFOp::create(b, loc, e, logBase);
+        Value inv = math::ExpOp::create(b, loc, e);
+        yieldValue(b, loc, castFloat(b, loc, inv, angleType));
+      });
+}
+
+struct RopeToLinalg : OpConversionPattern<RopeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RopeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Value positions = adaptor.getPositions();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inputType.getRank();
+    int64_t headDim = op.getHeadDim();
+    int64_t rotaryDim = op.getRotaryDimOrDefault();
+    int64_t half = rotaryDim / 2;
+    bool interleaved = op.getLayout() == Layout::interleaved;
+    bool exact = op.getPrecision() == AnglePrecision::exact;
+    Type elemType = inputType.getElementType();
+    FloatType computeType = computeTypeFor(elemType);
+    FloatType angleType =
+        exact ? rewriter.getF64Type() : rewriter.getF32Type();
+    double attentionFactor = op.getEffectiveAttentionFactor();
+
+    assertDimsEqual(rewriter, loc, positions, 0, input, rank - 2,
+                    "posenc.rope: length of 'positions' differs from the "
+                    "sequence dim of 'input'");
+    Value invFreq =
+        buildInvFreqTable(rewriter, loc, op, positions, angleType);
+
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap posMap =
+        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 2, ctx)}, ctx);
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, mixedSizes(rewriter, loc, input), elemType);
+
+    Value result = buildGeneric(
+        rewriter, loc, ValueRange{input, positions}, init,
+        {identity, posMap, identity}, iterators(rank),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<Value> ivs = loopIndices(b, loc, rank);
+          Value d = ivs.back();
+          Value zero = indexConst(b, loc, 0);
+          Value rotC = indexConst(b, loc, rotaryDim);
+          Value halfC = indexConst(b, loc, half);
+          Value inRotary = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult, d, rotC);
+          // Pair index and partner dim; dims past rotary_dim are clamped to
+          // valid indices and pass through below.
+          Value pair, isFirst, partner;
+          if (interleaved) {
+            Value two = indexConst(b, loc, 2);
+            pair = arith::DivUIOp::create(b, loc, d, two);
+            Value odd = arith::RemUIOp::create(b, loc, d, two);
+            isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                            odd, zero);
+            Value next = arith::AddIOp::create(b, loc, d, indexConst(b, loc, 1));
+            Value prev = arith::SubIOp::create(b, loc, d, indexConst(b, loc, 1));
+            partner = arith::SelectOp::create(b, loc, isFirst, next, prev);
+          } else {
+            pair = arith::RemUIOp::create(b, loc, d, halfC);
+            isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            d, halfC);
+            Value up = arith::AddIOp::create(b, loc, d, halfC);
+            Value down = arith::SubIOp::create(b, loc, d, halfC);
+            partner = arith::SelectOp::create(b, loc, isFirst, up, down);
+          }
+          pair = arith::SelectOp::create(b, loc, inRotary, pair, zero);
+          partner = arith::SelectOp::create(b, loc, inRotary, partner, d);
+
+          SmallVector<Value> partnerIdx(ivs);
+          partnerIdx.back() = partner;
+          Value x = castFloat(b, loc, args[0], computeType);
+          Value y = castFloat(
+              b, loc, tensor::ExtractOp::create(b, loc, input, partnerIdx),
+              computeType);
+
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
+          Value pos = positionToFloat(b, loc, args[1], angleType);
+          Value theta = arith::MulFOp::create(b, loc, pos, inv);
+          Value c = castFloat(b, loc, math::CosOp::create(b, loc, theta),
+                              computeType);
+          Value s = castFloat(b, loc, math::SinOp::create(b, loc, theta),
+                              computeType);
+          if (attentionFactor != 1.0) {
+            Value af = floatConst(b, loc, computeType, attentionFactor);
+            c = arith::MulFOp::create(b, loc, c, af);
+            s = arith::MulFOp::create(b, loc, s, af);
+          }
+          // First of a pair: a cos - b sin; second: b cos + a sin.
+          Value xc = arith::MulFOp::create(b, loc, x, c);
+          Value ys = arith::MulFOp::create(b, loc, y, s);
+          Value firstV = arith::SubFOp::create(b, loc, xc, ys);
+          Value secondV = arith::AddFOp::create(b, loc, xc, ys);
+          Value rotated =
+              arith::SelectOp::create(b, loc, isFirst, firstV, secondV);
+          Value out = castFloat(b, loc, rotated, elemType);
+          out = arith::SelectOp::create(b, loc, inRotary, out, args[0]);
+          yieldValue(b, loc, out);
+        });
+    (void)headDim;
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// posenc.alibi_bias
+//===----------------------------------------------------------------------===//
+
+struct AlibiBiasToLinalg : OpConversionPattern<AlibiBiasOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AlibiBiasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResult().getType();
+    int64_t rank = resultType.getRank();
+    FloatType f32 = rewriter.getF32Type();
+
+    Value slopes = adaptor.getSlopes();
+    if (!slopes) {
+      SmallVector<double> all = computeAlibiSlopes(
+          op.getNumHeadsOrDefault(), op.getMaxBias().convertToDouble());
+      int64_t offset = op.getHeadOffset();
+      slopes = constantTable(
+          rewriter, loc,
+          ArrayRef<double>(all).slice(offset, op.getNumLocalHeads()), f32);
+    } else if (resultType.isDynamicDim(rank - 3) ||
+               cast<RankedTensorType>(slopes.getType()).isDynamicDim(0)) {
+      // Checked against the result's head dim below, once sizes exist.
+    }
+
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultType,
+                                         adaptor.getDynamicSizes());
+    if (adaptor.getSlopes())
+      assertDimsEqual(rewriter, loc, slopes, 0, init, rank - 3,
+                      "posenc.alibi_bias: length of 'slopes' differs from "
+                      "the head dim");
+    Value sq = tensor::DimOp::create(rewriter, loc, init, rank - 2);
+    Value sk = tensor::DimOp::create(rewriter, loc, init, rank - 1);
+    Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
+
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap slopeMap =
+        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 3, ctx)}, ctx);
+    bool symmetric = op.getSymmetric();
+    Type elemType = resultType.getElementType();
+    Value result = buildGeneric(
+        rewriter, loc, slopes, init,
+        {slopeMap, AffineMap::getMultiDimIdentityMap(rank, ctx)},
+        iterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value i = linalg::IndexOp::create(b, loc, rank - 2);
+          Value j = linalg::IndexOp::create(b, loc, rank - 1);
+          // distance = j - (i + Sk - Sq)
+          Value qpos = arith::AddIOp::create(b, loc, i, shift);
+          Value dist = arith::SubIOp::create(b, loc, j, qpos);
+          Value distI =
+              arith::IndexCastOp::create(b, loc, b.getI64Type(), dist);
+          Value distF = arith::SIToFPOp::create(b, loc, f32, distI);
+          Value bias;
+          if (symmetric) {
+            Value absD = math::AbsFOp::create(b, loc, distF);
+            bias = arith::MulFOp::create(b, loc, args[0], absD);
+            bias = arith::NegFOp::create(b, loc, bias);
+          } else {
+            bias = arith::MulFOp::create(b, loc, args[0], distF);
+          }
+          yieldValue(b, loc, castFloat(b, loc, bias, elemType));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Attention (shared by posenc.attention and posenc.rel_pos_attention)
+//===----------------------------------------------------------------------===//
+
+/// How key/value are indexed relative to the query: all dims before (S, D)
+/// are "lead" dims shared by q/k/v, except that lead dim `groupedDim` (the
+/// head dim of GQA) of k/v is the query's divided by `group`.
+struct AttentionShape {
+  int64_t numLead;
+  std::optional<int64_t> groupedDim;
+  int64_t group = 1;
+
+  /// Lead exprs of k/v for the loop dims 0..numLead-1 of a nest.
+  SmallVector<AffineExpr> kvLead(MLIRContext *ctx) const {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < numLead; ++i) {
+      AffineExpr e = getAffineDimExpr(i, ctx);
+      if (groupedDim && *groupedDim == i && group != 1)
+        e = e.floorDiv(group);
+      exprs.push_back(e);
+    }
+    return exprs;
+  }
+  SmallVector<AffineExpr> qLead(MLIRContext *ctx) const {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t i = 0; i < numLead; ++i)
+      exprs.push_back(getAffineDimExpr(i, ctx));
+    return exprs;
+  }
+};
+
+static AffineMap mapOf(int64_t numDims, ArrayRef<AffineExpr> exprs,
+                       MLIRContext *ctx) {
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+/// raw[lead..., i, j] = sum_d q[lead..., i, d] * k[lead'..., j, d] in f32.
+static Value buildQKProduct(OpBuilder &b, Location loc, Value q, Value k,
+                            const AttentionShape &shape, FloatType f) {
+  MLIRContext *ctx = b.getContext();
+  int64_t n = shape.numLead;
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, q);
+  sizes.back() = tensor::getMixedSize(b, loc, k, n); // Sk
+  Value init = filledTensor(b, loc, sizes, f, 0.0);
+  // Loops: lead..., i, j, d.
+  int64_t numLoops = n + 3;
+  AffineExpr i = getAffineDimExpr(n, ctx), j = getAffineDimExpr(n + 1, ctx),
+             d = getAffineDimExpr(n + 2, ctx);
+  SmallVector<AffineExpr> qe = shape.qLead(ctx), ke = shape.kvLead(ctx),
+                          oe = shape.qLead(ctx);
+  qe.append({i, d});
+  ke.append({j, d});
+  oe.append({i, j});
+  return buildGeneric(
+      b, loc, ValueRange{q, k}, init,
+      {mapOf(numLoops, qe, ctx), mapOf(numLoops, ke, ctx),
+       mapOf(numLoops, oe, ctx)},
+      iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value qv = castFloat(b, loc, args[0], f);
+        Value kv = castFloat(b, loc, args[1], f);
+        Value prod = arith::MulFOp::create(b, loc, qv, kv);
+        yieldValue(b, loc,
+                                arith::AddFOp::create(b, loc, args[2], prod));
+      });
+}
+
+/// Whether key j is masked for query i under the causal rule
+/// j > i + (Sk - Sq), given `shift` = Sk - Sq.
+static Value isCausallyMasked(OpBuilder &b, Location loc, Value i, Value j,
+                              Value shift) {
+  Value limit = arith::AddIOp::create(b, loc, i, shift);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, limit);
+}
+
+/// Row softmax over the last dim of `scores` ([..., Sq, Sk], f32, masked
+/// entries -inf), with max subtraction; rows that are entirely masked give
+/// zeros instead of NaN.
+static Value buildMaskedSoftmax(OpBuilder &b, Location loc, Value scores,
+                                FloatType f) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = cast<RankedTensorType>(scores.getType()).getRank();
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, scores);
+  SmallVector<OpFoldResult> rowSizes(sizes.begin(), sizes.end() - 1);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap rowMap = identity.dropResult(rank - 1);
+  double negInf = -std::numeric_limits<double>::infinity();
+
+  Value rowMax = buildGeneric(
+      b, loc, scores, filledTensor(b, loc, rowSizes, f, negInf),
+      {identity, rowMap}, iterators(rank - 1, 1),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        yieldValue(b, loc, arith::MaximumFOp::create(b, loc, args[0], args[1]));
+      });
+  // e = exp(s - max); a fully masked row has max = -inf and gives e = 0.
+  Value exps = buildGeneric(
+      b, loc, ValueRange{scores, rowMax},
+      tensor::EmptyOp::create(b, loc, sizes, f), {identity, rowMap, identity},
+      iterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value ninf = floatConst(b, loc, f, negInf);
+        Value rowMasked = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OEQ, args[1], ninf);
+        Value diff = arith::SubFOp::create(b, loc, args[0], args[1]);
+        Value e = math::ExpOp::create(b, loc, diff);
+        Value zero = floatConst(b, loc, f, 0.0);
+        yieldValue(b, loc, arith::SelectOp::create(b, loc, rowMasked, zero, e));
+      });
+  Value rowSum = buildGeneric(
+      b, loc, exps, filledTensor(b, loc, rowSizes, f, 0.0),
+      {identity, rowMap}, iterators(rank - 1, 1),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[0], args[1]));
+      });
+  return buildGeneric(
+      b, loc, ValueRange{exps, rowSum},
+      tensor::EmptyOp::create(b, loc, sizes, f), {identity, rowMap, identity},
+      iterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value zero = floatConst(b, loc, f, 0.0);
+        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            args[1], zero);
+        Value p = arith::DivFOp::create(b, loc, args[0], args[1]);
+        yieldValue(b, loc, arith::SelectOp::create(b, loc, empty, zero, p));
+      });
+}
+
+/// out[lead..., i, x] = sum_j p[lead..., i, j] * v[lead'..., j, x] in f32.
+static Value buildPVProduct(OpBuilder &b, Location loc, Value probs, Value v,
+                            const AttentionShape &shape, FloatType f) {
+  MLIRContext *ctx = b.getContext();
+  int64_t n = shape.numLead;
+  SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, probs);
+  sizes.back() = tensor::getMixedSize(b, loc, v, n + 1); // Dv
+  Value init = filledTensor(b, loc, sizes, f, 0.0);
+  // Loops: lead..., i, x, j.
+  int64_t numLoops = n + 3;
+  AffineExpr i = getAffineDimExpr(n, ctx), x = getAffineDimExpr(n + 1, ctx),
+             j = getAffineDimExpr(n + 2, ctx);
+  SmallVector<AffineExpr> pe = shape.qLead(ctx), ve = shape.kvLead(ctx),
+                          oe = shape.qLead(ctx);
+  pe.append({i, j});
+  ve.append({j, x});
+  oe.append({i, x});
+  return buildGeneric(
+      b, loc, ValueRange{probs, v}, init,
+      {mapOf(numLoops, pe, ctx), mapOf(numLoops, ve, ctx),
+       mapOf(numLoops, oe, ctx)},
+      iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value vv = castFloat(b, loc, args[1], f);
+        Value prod = arith::MulFOp::create(b, loc, args[0], vv);
+        yieldValue(b, loc,
+                                arith::AddFOp::create(b, loc, args[2], prod));
+      });
+}
+
+/// Converts an f32 result tensor to `elemType`.
+static Value castTensor(OpBuilder &b, Location loc, Value t, Type elemType) {
+  auto type = cast<RankedTensorType>(t.getType());
+  if (type.getElementType() == elemType)
+    return t;
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
+  Value init =
+      tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, t), elemType);
+  return buildGeneric(b, loc, t, init, {identity, identity},
+                      iterators(type.getRank()),
+                      [&](OpBuilder &b, Location loc, ValueRange args) {
+                        yieldValue(b, loc, castFloat(b, loc, args[0], elemType));
+                      });
+}
+
+/// Run-time checks of the q/k/v dims the verifier could only check as
+/// "compatible" (dynamic on one side).
+static void assertQKVConsistent(OpBuilder &b, Location loc, StringRef opName,
+                                Value q, Value k, Value v,
+                                const AttentionShape &shape) {
+  int64_t n = shape.numLead;
+  for (int64_t i = 0; i < n; ++i) {
+    if (shape.groupedDim && *shape.groupedDim == i)
+      continue; // head dims are static and verified
+    assertDimsEqual(b, loc, q, i, k, i,
+                    opName + ": batch dim " + Twine(i) +
+                        " of 'key' differs from 'query'");
+    assertDimsEqual(b, loc, q, i, v, i,
+                    opName + ": batch dim " + Twine(i) +
+                        " of 'value' differs from 'query'");
+  }
+  assertDimsEqual(b, loc, q, n + 1, k, n + 1,
+                  opName + ": head dim D of 'key' differs from 'query'");
+  assertDimsEqual(b, loc, k, n, v, n,
+                  opName + ": sequence dim of 'value' differs from 'key'");
+}
+
+struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    auto qType = cast<RankedTensorType>(q.getType());
+    auto kType = cast<RankedTensorType>(k.getType());
+    int64_t rank = qType.getRank();
+    int64_t n = rank - 2; // lead dims: batch..., heads
+    AttentionShape shape{n, n - 1,
+                         qType.getDimSize(n - 1) / kType.getDimSize(n - 1)};
+    FloatType f = computeTypeFor(qType.getElementType());
+    MLIRContext *ctx = rewriter.getContext();
+    assertQKVConsistent(rewriter, loc, "posenc.attention", q, k, v, shape);
+
+    Value raw = buildQKProduct(rewriter, loc, q, k, shape, f);
+
+    // s = scale * raw + bias, causal entries -inf.
+    Value bias = adaptor.getBias();
+    SmallVector<Value> inputs = {raw};
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    SmallVector<AffineMap> maps = {identity};
+    if (bias) {
+      auto biasType = cast<RankedTensorType>(bias.getType());
+      auto rawType = cast<RankedTensorType>(raw.getType());
+      int64_t lead = rank - biasType.getRank();
+      SmallVector<AffineExpr> exprs;
+      for (int64_t d = 0; d < biasType.getRank(); ++d) {
+        bool broadcast = biasType.getDimSize(d) == 1 &&
+                         rawType.getDimSize(lead + d) != 1;
+        exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
+                                  : getAffineDimExpr(lead + d, ctx));
+        if (!broadcast)
+          assertDimsEqual(rewriter, loc, bias, d, raw, lead + d,
+                          "posenc.attention: 'bias' dim " + Twine(d) +
+                              " does not match the scores");
+      }
+      inputs.push_back(bias);
+      maps.push_back(mapOf(rank, exprs, ctx));
+    }
+    maps.push_back(identity);
+    Value sq = tensor::DimOp::create(rewriter, loc, q, n);
+    Value sk = tensor::DimOp::create(rewriter, loc, k, n);
+    Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
+    bool causal = op.getCausal();
+    double scale = op.getScaleOrDefault();
+    Value scores = buildGeneric(
+        rewriter, loc, inputs,
+        tensor::EmptyOp::create(rewriter, loc, mixedSizes(rewriter, loc, raw),
+                                f),
+        maps, iterators(rank),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value s = arith::MulFOp::create(b, loc, args[0],
+                                          floatConst(b, loc, f, scale));
+          if (bias)
+            s = arith::AddFOp::create(b, loc, s,
+                                      castFloat(b, loc, args[1], f));
+          if (causal) {
+            Value i = linalg::IndexOp::create(b, loc, n);
+            Value j = linalg::IndexOp::create(b, loc, n + 1);
+            Value masked = isCausallyMasked(b, loc, i, j, shift);
+            Value ninf = floatConst(b, loc, f,
+                                    -std::numeric_limits<double>::infinity());
+            s = arith::SelectOp::create(b, loc, masked, ninf, s);
+          }
+          yieldValue(b, loc, s);
+        });
+
+    Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
+    Value out = buildPVProduct(rewriter, loc, probs, v, shape, f);
+    rewriter.replaceOp(op, castTensor(rewriter, loc, out,
+                                      qType.getElementType()));
+    return success();
+  }
+};
+
+struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RelPosAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value relKey = adaptor.getRelKey(), relValue = adaptor.getRelValue();
+    auto qType = cast<RankedTensorType>(q.getType());
+    int64_t rank = qType.getRank();
+    int64_t n = rank - 2;
+    AttentionShape shape{n, std::nullopt, 1};
+    FloatType f = computeTypeFor(qType.getElementType());
+    MLIRContext *ctx = rewriter.getContext();
+    int64_t maxDist = op.getMaxRelativeDistance();
+    assertQKVConsistent(rewriter, loc, "posenc.rel_pos_attention", q, k, v,
+                        shape);
+    assertDimsEqual(rewriter, loc, relKey, 1, q, n + 1,
+                    "posenc.rel_pos_attention: dim 1 of 'rel_key' differs "
+                    "from the head dim of 'query'");
+    if (relValue)
+      assertDimsEqual(rewriter, loc, relValue, 1, v, n + 1,
+                      "posenc.rel_pos_attention: dim 1 of 'rel_value' "
+                      "differs from the head dim of 'value'");
+
+    Value raw = buildQKProduct(rewriter, loc, q, k, shape, f);
+
+    // qr[lead..., i, r] = q_i . rel_key[r]  (the [Sq, 2K+1] table).
+    SmallVector<OpFoldResult> qrSizes = mixedSizes(rewriter, loc, q);
+    qrSizes.back() = rewriter.getIndexAttr(2 * maxDist + 1);
+    int64_t qrLoops = n + 3; // lead..., i, r, d
+    AffineExpr i = getAffineDimExpr(n, ctx), r = getAffineDimExpr(n + 1, ctx),
+               d = getAffineDimExpr(n + 2, ctx);
+    SmallVector<AffineExpr> qe = shape.qLead(ctx), oe = shape.qLead(ctx);
+    qe.append({i, d});
+    oe.append({i, r});
+    Value qr = buildGeneric(
+        rewriter, loc, ValueRange{q, relKey},
+        filledTensor(rewriter, loc, qrSizes, f, 0.0),
+        {mapOf(qrLoops, qe, ctx), mapOf(qrLoops, {r, d}, ctx),
+         mapOf(qrLoops, oe, ctx)},
+        iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value prod = arith::MulFOp::create(b, loc, castFloat(b, loc, args[0], f),
+                                             castFloat(b, loc, args[1], f));
+          yieldValue(b, loc,
+                                  arith::AddFOp::create(b, loc, args[2], prod));
+        });
+
+    Value sq = tensor::DimOp::create(rewriter, loc, q, n);
+    Value sk = tensor::DimOp::create(rewriter, loc, k, n);
+    Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
+    // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
+    auto bucket = [&](OpBuilder &b, Location loc, Value i, Value j) {
+      Value qpos = arith::AddIOp::create(b, loc, i, shift);
+      Value dist = arith::SubIOp::create(b, loc, j, qpos);
+      Value lo = indexConst(b, loc, -maxDist), hi = indexConst(b, loc, maxDist);
+      Value clamped = arith::MaxSIOp::create(b, loc, dist, lo);
+      clamped = arith::MinSIOp::create(b, loc, clamped, hi);
+      return arith::AddIOp::create(b, loc, clamped, indexConst(b, loc, maxDist))
+          .getResult();
+    };
+
+    bool causal = op.getCausal();
+    double scale = op.getScaleOrDefault();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    Value scores = buildGeneric(
+        rewriter, loc, raw,
+        tensor::EmptyOp::create(rewriter, loc, mixedSizes(rewriter, loc, raw),
+                                f),
+        {identity, identity}, iterators(rank),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<Value> ivs = loopIndices(b, loc, rank);
+          Value iv = ivs[n], jv = ivs[n + 1];
+          SmallVector<Value> qrIdx(ivs);
+          qrIdx.back() = bucket(b, loc, iv, jv);
+          Value rel = tensor::ExtractOp::create(b, loc, qr, qrIdx);
+          Value s = arith::AddFOp::create(b, loc, args[0], rel);
+          s = arith::MulFOp::create(b, loc, s, floatConst(b, loc, f, scale));
+          if (causal) {
+            Value masked = isCausallyMasked(b, loc, iv, jv, shift);
+            Value ninf = floatConst(b, loc, f,
+                                    -std::numeric_limits<double>::infinity());
+            s = arith::SelectOp::create(b, loc, masked, ninf, s);
+          }
+          yieldValue(b, loc, s);
+        });
+
+    Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
+    Value out = buildPVProduct(rewriter, loc, probs, v, shape, f);
+
+    if (relValue) {
+      // out[lead..., i, x] += sum_j p[lead..., i, j] * rel_value[r(i, j), x]
+      int64_t loops = n + 3; // lead..., i, x, j
+      AffineExpr x = getAffineDimExpr(n + 1, ctx),
+                 j = getAffineDimExpr(n + 2, ctx);
+      SmallVector<AffineExpr> pe = shape.qLead(ctx), re = shape.qLead(ctx);
+      pe.append({i, j});
+      re.append({i, x});
+      out = buildGeneric(
+          rewriter, loc, probs, out,
+          {mapOf(loops, pe, ctx), mapOf(loops, re, ctx)}, iterators(n + 2, 1),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value iv = linalg::IndexOp::create(b, loc, n);
+            Value xv = linalg::IndexOp::create(b, loc, n + 1);
+            Value jv = linalg::IndexOp::create(b, loc, n + 2);
+            Value rv = tensor::ExtractOp::create(
+                b, loc, relValue, ValueRange{bucket(b, loc, iv, jv), xv});
+            Value prod = arith::MulFOp::create(b, loc, args[0],
+                                               castFloat(b, loc, rv, f));
+            yieldValue(b, loc, arith::AddFOp::create(b, loc, args[1], prod));
+          });
+    }
+    rewriter.replaceOp(op, castTensor(rewriter, loc, out,
+                                      qType.getElementType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct PosencToLinalgPass
+    : posenc::impl::PosencToLinalgPassBase<PosencToLinalgPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<PosencDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populatePosencToLinalgPatterns(patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void posenc::populatePosencToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<SinusoidalToLinalg, RopeToLinalg, AlibiBiasToLinalg,
+               AttentionToLinalg, RelPosAttentionToLinalg>(
+      patterns.getContext());
+}
