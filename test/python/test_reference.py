@@ -240,7 +240,7 @@ def test_llama3_bands():
     mid = ~high & ~low
     assert high.sum() > 0 and low.sum() > 0 and mid.sum() > 0
     # By hand (wavelength 2*pi*500000^(2p/128)): p = 28 -> 1956 is the last high-band
-    # pair, p = 29 -> 2402 the first medium one, p = 34 -> 8219 the first low-band one.
+    # pair, p = 29 -> 2402 the first medium one, p = 35 -> 8219 the first low-band one.
     np.testing.assert_array_equal(np.flatnonzero(high), np.arange(29))
     np.testing.assert_array_equal(np.flatnonzero(mid), np.arange(29, 35))
     np.testing.assert_array_equal(np.flatnonzero(low), np.arange(35, 64))
