@@ -22,6 +22,7 @@ llvm_config.with_environment("POSENC_BUILD_DIR", config.posenc_obj_root)
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%posenc_src", config.posenc_src_root))
+config.substitutions.append(("%posenc_obj", config.posenc_obj_root))
 config.substitutions.append(
     ("%mlir_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so")))
 config.substitutions.append(
