@@ -9,6 +9,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace posenc;
@@ -86,6 +88,29 @@ static ArrayRef<StringRef> keysOfKind(RopeScalingKind kind) {
   return {};
 }
 
+/// The keys a kind needs because they have no default (see the table of the
+/// attribute's description).
+static ArrayRef<StringRef> requiredKeysOfKind(RopeScalingKind kind) {
+  static const StringRef factorOnly[] = {"factor"};
+  static const StringRef withOrig[] = {"factor", "original_max_position"};
+  static const StringRef longrope[] = {"short_factor", "long_factor",
+                                       "original_max_position"};
+  switch (kind) {
+  case RopeScalingKind::none:
+  case RopeScalingKind::llama3:
+    return {};
+  case RopeScalingKind::linear:
+  case RopeScalingKind::ntk:
+    return factorOnly;
+  case RopeScalingKind::dynamic:
+  case RopeScalingKind::yarn:
+    return withOrig;
+  case RopeScalingKind::longrope:
+    return longrope;
+  }
+  return {};
+}
+
 Attribute RopeScalingAttr::parse(AsmParser &parser, Type) {
   if (parser.parseLess())
     return {};
@@ -153,8 +178,16 @@ Attribute RopeScalingAttr::parse(AsmParser &parser, Type) {
     if (failed(result))
       return {};
   }
+  SMLoc endLoc = parser.getCurrentLocation();
   if (parser.parseGreater())
     return {};
+  for (StringRef key : requiredKeysOfKind(*kind)) {
+    if (!seen.contains(key)) {
+      parser.emitError(endLoc) << "rope scaling kind '" << kindName
+                               << "' requires parameter '" << key << "'";
+      return {};
+    }
+  }
   MLIRContext *ctx = parser.getContext();
   std::optional<APFloat> attentionFactor;
   if (params.attentionFactor)
@@ -204,6 +237,19 @@ void RopeScalingAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+/// Formats `v` as the shortest decimal that reads back as `v` ("1", "0.5",
+/// "500000", "inf", "nan"), so diagnostics show the value as it was written
+/// rather than "1.000000e+00".
+static std::string formatNumber(double v) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
+}
+
 LogicalResult
 RopeScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         RopeScalingKind kind, APFloat factorAttr,
@@ -229,9 +275,11 @@ RopeScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   StringRef kindName = stringifyRopeScalingKind(kind);
   bool usesFactor = kind != RopeScalingKind::none &&
                     kind != RopeScalingKind::longrope;
-  if (usesFactor && !(factor > 0.0 && std::isfinite(factor)))
+  auto isFinitePositive = [](double v) { return v > 0.0 && std::isfinite(v); };
+  if (usesFactor && !isFinitePositive(factor))
     return emitError() << "rope scaling '" << kindName
-                       << "': factor must be > 0, got " << factor;
+                       << "': factor must be a finite number > 0, got "
+                       << formatNumber(factor);
   bool usesOrig = kind == RopeScalingKind::dynamic ||
                   kind == RopeScalingKind::yarn ||
                   kind == RopeScalingKind::llama3 ||
@@ -240,19 +288,24 @@ RopeScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "rope scaling '" << kindName
                        << "': original_max_position must be > 0, got "
                        << originalMaxPosition;
-  if (kind == RopeScalingKind::yarn && !(betaFast > 0.0 && betaSlow > 0.0))
-    return emitError() << "rope scaling 'yarn': beta_fast (" << betaFast
-                       << ") and beta_slow (" << betaSlow
-                       << ") must be > 0";
+  if (kind == RopeScalingKind::yarn &&
+      !(isFinitePositive(betaFast) && isFinitePositive(betaSlow)))
+    return emitError() << "rope scaling 'yarn': beta_fast ("
+                       << formatNumber(betaFast) << ") and beta_slow ("
+                       << formatNumber(betaSlow)
+                       << ") must be finite numbers > 0";
   if (kind == RopeScalingKind::llama3 &&
-      !(lowFreqFactor > 0.0 && highFreqFactor > lowFreqFactor))
+      !(isFinitePositive(lowFreqFactor) && std::isfinite(highFreqFactor) &&
+        highFreqFactor > lowFreqFactor))
     return emitError() << "rope scaling 'llama3': expected 0 < "
-                          "low_freq_factor < high_freq_factor, got "
-                       << lowFreqFactor << " and " << highFreqFactor;
-  if (attentionFactor && !(*attentionFactor > 0.0))
+                          "low_freq_factor < high_freq_factor (finite), got "
+                       << formatNumber(lowFreqFactor) << " and "
+                       << formatNumber(highFreqFactor);
+  if (attentionFactor && !isFinitePositive(*attentionFactor))
     return emitError() << "rope scaling '" << kindName
-                       << "': attention_factor must be > 0, got "
-                       << *attentionFactor;
+                       << "': attention_factor must be a finite number > 0, "
+                          "got "
+                       << formatNumber(*attentionFactor);
   if (kind == RopeScalingKind::longrope) {
     if (shortFactor.empty() || shortFactor.size() != longFactor.size())
       return emitError() << "rope scaling 'longrope': short_factor ("
@@ -260,10 +313,10 @@ RopeScalingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << longFactor.size()
                          << " values) must be non-empty and of equal length";
     for (double v : llvm::concat<const double>(shortFactor, longFactor))
-      if (!(v > 0.0))
+      if (!isFinitePositive(v))
         return emitError() << "rope scaling 'longrope': every factor must be "
-                              "> 0, got "
-                           << v;
+                              "a finite number > 0, got "
+                           << formatNumber(v);
   }
   return success();
 }

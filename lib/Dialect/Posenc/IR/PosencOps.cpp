@@ -11,6 +11,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 using namespace mlir;
 using namespace posenc;
@@ -18,6 +20,19 @@ using namespace posenc;
 /// Prints a dim size, `?` when dynamic.
 static std::string dimToString(int64_t size) {
   return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+/// Formats `v` as the shortest decimal that reads back as `v` ("1", "0.5",
+/// "500000", "inf", "nan"), so diagnostics show the value as it was written
+/// rather than "1.000000e+00".
+static std::string formatNumber(double v) {
+  char buf[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v)
+      break;
+  }
+  return buf;
 }
 
 /// Whether two dim sizes may be equal at run time.
@@ -29,10 +44,19 @@ static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+/// The largest frequency (sinusoidal, rope) or slope (alibi_bias) table the
+/// ops accept. The lowerings compute these tables at compile time, so an
+/// absurd static size (e.g. a head dim of 2^40) must be rejected here rather
+/// than exhaust memory there. Real models are orders of magnitude below it.
+static constexpr int64_t kMaxCompileTimeTable = int64_t(1) << 20;
+
+/// Whether `v` is a finite number > 0 (false for NaN).
+static bool isFinitePositive(double v) { return v > 0.0 && std::isfinite(v); }
+
 static LogicalResult verifyBase(Operation *op, double base) {
   if (!(base > 1.0) || !std::isfinite(base))
     return op->emitOpError("base (")
-           << base << ") must be a finite number > 1";
+           << formatNumber(base) << ") must be a finite number > 1";
   return success();
 }
 
@@ -56,9 +80,14 @@ LogicalResult SinusoidalOp::verify() {
            << dimToString(posType.getDimSize(0)) << ")";
   int64_t d = resultType.getDimSize(1);
   if (ShapedType::isDynamic(d))
-    return emitOpError("result dim D must be static");
+    return emitOpError("result dim D (last dim) must be static, got ?");
   if (d <= 0 || d % 2 != 0)
     return emitOpError("result dim D (") << d << ") must be even and > 0";
+  if (d / 2 > kMaxCompileTimeTable)
+    return emitOpError("result dim D (")
+           << d << ") exceeds the supported maximum ("
+           << 2 * kMaxCompileTimeTable
+           << "): its D/2 frequencies are computed at compile time";
   return verifyBase(*this, getBase().convertToDouble());
 }
 
@@ -104,17 +133,24 @@ LogicalResult RopeOp::verify() {
   if (ShapedType::isDynamic(d))
     return emitOpError("head dim (last dim of 'input') must be static");
   if (d <= 0 || d % 2 != 0)
-    return emitOpError("head dim of 'input' (") << d << ") must be even";
+    return emitOpError("head dim of 'input' (")
+           << d << ") must be even and > 0";
   int64_t r = getRotaryDimOrDefault();
   if (r <= 0 || r % 2 != 0 || r > d)
     return emitOpError("rotary_dim (")
            << r << ") must be even, > 0 and <= head dim (" << d << ")";
+  if (r / 2 > kMaxCompileTimeTable)
+    return emitOpError("rotary_dim (")
+           << r << ") exceeds the supported maximum ("
+           << 2 * kMaxCompileTimeTable
+           << "): its R/2 frequencies are computed at compile time";
   if (failed(verifyBase(*this, getBase().convertToDouble())))
     return failure();
   if (std::optional<APFloat> f = getAttentionFactor())
-    if (!(f->convertToDouble() > 0.0))
+    if (!isFinitePositive(f->convertToDouble()))
       return emitOpError("attention_factor (")
-             << f->convertToDouble() << ") must be > 0";
+             << formatNumber(f->convertToDouble())
+             << ") must be a finite number > 0";
   if (RopeScalingAttr scaling = getScalingAttr()) {
     RopeScalingKind kind = scaling.getKind();
     if ((kind == RopeScalingKind::ntk || kind == RopeScalingKind::dynamic) &&
@@ -170,16 +206,27 @@ LogicalResult AlibiBiasOp::verify() {
     return emitOpError("head dim H (dim -3 of the result) must be static "
                        "unless explicit 'slopes' are given");
   double maxBias = getMaxBias().convertToDouble();
-  if (!(maxBias > 0.0) || !std::isfinite(maxBias))
-    return emitOpError("max_bias (") << maxBias << ") must be > 0";
+  if (!isFinitePositive(maxBias))
+    return emitOpError("max_bias (")
+           << formatNumber(maxBias) << ") must be a finite number > 0";
   int64_t numHeads = getNumHeadsOrDefault();
+  // Says where num_heads came from when it was not set.
+  std::string numHeadsText = std::to_string(numHeads);
+  if (!getNumHeads())
+    numHeadsText += ", defaulted to H";
   if (numHeads <= 0)
-    return emitOpError("num_heads (") << numHeads << ") must be > 0";
+    return emitOpError("num_heads (") << numHeadsText << ") must be > 0";
+  if (numHeads > kMaxCompileTimeTable)
+    return emitOpError("num_heads (")
+           << numHeadsText << ") exceeds the supported maximum ("
+           << kMaxCompileTimeTable << "): the slopes are computed at compile "
+           << "time";
+  // Written as a subtraction: `offset + localHeads` may overflow int64.
   int64_t offset = getHeadOffset();
-  if (offset < 0 || offset + localHeads > numHeads)
+  if (offset < 0 || localHeads > numHeads || offset > numHeads - localHeads)
     return emitOpError("head_offset (")
            << offset << ") + local heads (" << localHeads
-           << ") must be within num_heads (" << numHeads << ")";
+           << ") must be within num_heads (" << numHeadsText << ")";
   return success();
 }
 
@@ -192,6 +239,25 @@ double AttentionOp::getScaleOrDefault() {
     return s->convertToDouble();
   return 1.0 / std::sqrt(static_cast<double>(
                    tensorType(getQuery()).getShape().back()));
+}
+
+/// The default scale 1/sqrt(D) is folded into the lowered code as a constant,
+/// so it needs a static D > 0 (an explicit `scale` lifts the requirement).
+static LogicalResult verifyDefaultScale(Operation *op,
+                                        std::optional<APFloat> scale,
+                                        RankedTensorType queryType) {
+  if (scale) {
+    if (!std::isfinite(scale->convertToDouble()))
+      return op->emitOpError("scale (")
+             << formatNumber(scale->convertToDouble()) << ") must be finite";
+    return success();
+  }
+  int64_t d = queryType.getShape().back();
+  if (ShapedType::isDynamic(d) || d <= 0)
+    return op->emitOpError("the default scale 1/sqrt(D) needs a static head "
+                           "dim D > 0 of 'query', got ")
+           << dimToString(d) << " (set 'scale' explicitly)";
+  return success();
 }
 
 /// Checks the parts query/key/value have in common for both attention ops:
@@ -261,16 +327,19 @@ LogicalResult AttentionOp::verify() {
   if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk) ||
       ShapedType::isDynamic(hv))
     return emitOpError("head dims (dim -3) of 'query', 'key' and 'value' "
-                       "must be static");
+                       "must be static, got ")
+           << dimToString(hq) << ", " << dimToString(hk) << " and "
+           << dimToString(hv);
   if (hk != hv)
     return emitOpError("'value' heads (")
            << hv << ") must equal 'key' heads (" << hk << ")";
+  if (hk <= 0)
+    return emitOpError("key/value heads (") << hk << ") must be > 0";
   if (hq % hk != 0)
     return emitOpError("query heads (")
            << hq << ") must be a multiple of key/value heads (" << hk << ")";
-  if (std::optional<APFloat> s = getScale())
-    if (!std::isfinite(s->convertToDouble()))
-      return emitOpError("scale must be finite");
+  if (failed(verifyDefaultScale(*this, getScale(), qt)))
+    return failure();
   if (Value bias = getBias()) {
     RankedTensorType bt = tensorType(bias);
     // The score shape [..., Hq, Sq, Sk], right-aligned against the bias.
@@ -333,10 +402,7 @@ LogicalResult RelPosAttentionOp::verify() {
              << rk.getDimSize(0) << " x " << dimToString(vt.getShape().back())
              << "> (2K+1 of 'rel_key', Dv of 'value'), got " << rv;
   }
-  if (std::optional<APFloat> s = getScale())
-    if (!std::isfinite(s->convertToDouble()))
-      return emitOpError("scale must be finite");
-  return success();
+  return verifyDefaultScale(*this, getScale(), qt);
 }
 
 #define GET_OP_CLASSES
