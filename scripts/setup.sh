@@ -31,5 +31,3 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 # 2 jobs: the CI and developer machines have 2 cores and 24 GiB.
 cmake --build "$build" -j "${POSENC_JOBS:-2}"
-# The dialect and pass reference, generated from ODS (build/docs/Posenc/).
-cmake --build "$build" --target mlir-doc >/dev/null

@@ -19,6 +19,9 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
                                     const PosencCPUPipelineOptions &options) {
   (void)options;
   pm.addPass(createPosencToLinalgPass());
+  // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
+  // becomes linalg so that it fuses and bufferizes like the rest.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCSEPass());
@@ -32,6 +35,8 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
   bufferization::BufferDeallocationPipelineOptions deallocOptions;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+  // Copies bufferization inserts (e.g. for a returned argument or constant).
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());

@@ -1,3 +1,6 @@
 """posenc Python package."""
 
 from . import reference
+# The compiler loads libPosencCAPI.so only at the first compile(), so this
+# import works without a build.
+from .compiler import compile, PosencError, to_bf16_bits, from_bf16_bits
