@@ -125,6 +125,17 @@ static Value buildGeneric(
   return generic.getResult(0);
 }
 
+/// Replaces `op` by `value`, casting to the op's declared result type when
+/// the verifier accepted a result that is only compatible (more or less
+/// static) with the computed one.
+static void replaceWithResultType(ConversionPatternRewriter &rewriter,
+                                  Operation *op, Value value) {
+  Type resultType = op->getResult(0).getType();
+  if (value.getType() != resultType)
+    value = tensor::CastOp::create(rewriter, op->getLoc(), resultType, value);
+  rewriter.replaceOp(op, value);
+}
+
 /// Terminates a linalg.generic body with one value.
 static void yieldValue(OpBuilder &b, Location loc, Value v) {
   linalg::YieldOp::create(b, loc, ValueRange{v});
@@ -220,7 +231,7 @@ struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
           Value v = arith::SelectOp::create(b, loc, isCos, c, s);
           yieldValue(b, loc, castFloat(b, loc, v, outElem));
         });
-    rewriter.replaceOp(op, result);
+    replaceWithResultType(rewriter, op, result);
     return success();
   }
 };
@@ -414,7 +425,7 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
           yieldValue(b, loc, out);
         });
     (void)headDim;
-    rewriter.replaceOp(op, result);
+    replaceWithResultType(rewriter, op, result);
     return success();
   }
 };
@@ -484,7 +495,7 @@ struct AlibiBiasToLinalg : OpConversionPattern<AlibiBiasOp> {
           }
           yieldValue(b, loc, castFloat(b, loc, bias, elemType));
         });
-    rewriter.replaceOp(op, result);
+    replaceWithResultType(rewriter, op, result);
     return success();
   }
 };
@@ -753,7 +764,7 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
 
     Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
     Value out = buildPVProduct(rewriter, loc, probs, v, shape, f);
-    rewriter.replaceOp(op, castTensor(rewriter, loc, out,
+    replaceWithResultType(rewriter, op, castTensor(rewriter, loc, out,
                                       qType.getElementType()));
     return success();
   }
@@ -872,7 +883,7 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
             yieldValue(b, loc, arith::AddFOp::create(b, loc, args[1], prod));
           });
     }
-    rewriter.replaceOp(op, castTensor(rewriter, loc, out,
+    replaceWithResultType(rewriter, op, castTensor(rewriter, loc, out,
                                       qType.getElementType()));
     return success();
   }

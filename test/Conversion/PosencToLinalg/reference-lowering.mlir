@@ -181,3 +181,18 @@ func.func @rel_pos(%q: tensor<2x?x8xf32>, %rk: tensor<5x8xf32>, %rv: tensor<5x8x
   %o = posenc.rel_pos_attention %q, %q, %q rel_key(%rk : tensor<5x8xf32>) rel_value(%rv : tensor<5x8xf32>) {causal} : tensor<2x?x8xf32>, tensor<2x?x8xf32>, tensor<2x?x8xf32> -> tensor<2x?x8xf32>
   return %o : tensor<2x?x8xf32>
 }
+
+// -----
+
+// A result type that is only compatible with the operands (more or less
+// static) is reached with a tensor.cast.
+// CHECK-LABEL: func.func @compatible_result_types
+// CHECK:         %[[T:.*]] = linalg.generic
+// CHECK:         tensor.cast %[[T]] : tensor<8x32xf32> to tensor<?x32xf32>
+// CHECK:         %[[A:.*]] = linalg.generic
+// CHECK:         tensor.cast %{{.*}} : tensor<2x?x4xf32> to tensor<2x5x4xf32>
+func.func @compatible_result_types(%pos: tensor<8xi32>, %q: tensor<2x?x4xf32>) -> (tensor<?x32xf32>, tensor<2x5x4xf32>) {
+  %t = posenc.sinusoidal %pos : tensor<8xi32> -> tensor<?x32xf32>
+  %o = posenc.attention %q, %q, %q {scale = 0.5 : f64} : tensor<2x?x4xf32>, tensor<2x?x4xf32>, tensor<2x?x4xf32> -> tensor<2x5x4xf32>
+  return %t, %o : tensor<?x32xf32>, tensor<2x5x4xf32>
+}

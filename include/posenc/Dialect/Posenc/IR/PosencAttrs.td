@@ -63,7 +63,10 @@ def Posenc_RopeScalingAttr : Posenc_Attr<"RopeScaling", "rope_scaling"> {
     Adjusts the RoPE inverse frequencies `inv_freq[p] = base^(-2p/R)`
     (R = rotary_dim, p in [0, R/2)) as in the HuggingFace rope utilities.
     The first parameter is the kind; the others are `key = value` pairs, and
-    only the keys a kind uses are accepted:
+    only the keys a kind uses are accepted. Keys without a default in the
+    table are required (`factor` for linear/ntk/dynamic/yarn;
+    `original_max_position` for dynamic/yarn/longrope; both factor lists for
+    longrope); every value must be finite and > 0:
 
     | kind | keys (default) | effect |
     |------|----------------|--------|

@@ -183,7 +183,8 @@ def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
     kv head `h / (Hq/Hkv)`. The result is `[..., Hq, Sq, Dv]` with the element
     type of `query`.
 
-    - `s[i, j] = scale * q_i . k_j + bias[i, j]` (`scale` defaults to `1/sqrt(D)`);
+    - `s[i, j] = scale * q_i . k_j + bias[i, j]` (`scale` defaults to
+      `1/sqrt(D)`, which needs a static `D`);
     - `causal` masks `j > i + (Sk - Sq)` (bottom-right aligned);
     - `p = softmax_j(s)`, computed in f32 with max subtraction;
     - `out_i = sum_j p[i, j] v_j`. A row whose keys are all masked yields zeros.
@@ -229,7 +230,8 @@ def Posenc_RelPosAttentionOp : Posenc_Op<"rel_pos_attention", [Pure]> {
     `rel_value : tensor<(2K+1) x Dv>`; K is taken from rel_key's shape.
 
     - `r(i, j) = clamp(j - i', -K, K) + K` with `i' = i + (Sk - Sq)`;
-    - `e[i, j] = scale * q_i . (k_j + rel_key[r(i, j)])` (`scale` defaults to `1/sqrt(D)`);
+    - `e[i, j] = scale * q_i . (k_j + rel_key[r(i, j)])` (`scale` defaults
+      to `1/sqrt(D)`, which needs a static `D`);
     - `p = softmax_j(e)`, in f32, with the causal mask of `posenc.attention`;
     - `out_i = sum_j p[i, j] * (v_j + rel_value[r(i, j)])`.
 
@@ -263,5 +265,7 @@ def Posenc_RelPosAttentionOp : Posenc_Op<"rel_pos_attention", [Pure]> {
     int64_t getMaxRelativeDistance();
   }];
 }
+
+include "posenc/Dialect/Posenc/IR/PosencFusedOps.td"
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_TD
