@@ -9,7 +9,7 @@ build="${1:-$root/build}"
 packages=(
   cmake ninja-build g++ git
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libomp-22-dev
-  python3 python3-numpy python3-pytest pybind11-dev
+  python3 python3-numpy python3-pytest pybind11-dev libgtest-dev
 )
 missing=()
 for p in "${packages[@]}"; do

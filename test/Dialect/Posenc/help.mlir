@@ -1,0 +1,4 @@
+// posenc-opt --help lists the posenc passes and pipelines.
+// RUN: posenc-opt --help | FileCheck %s
+// CHECK-DAG: --posenc-cpu-pipeline
+// CHECK-DAG: --posenc-to-linalg
