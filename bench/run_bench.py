@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""posenc CPU benchmark: time, GFLOP/s, GB/s and peak memory of each case,
+as ratios to this machine's FMA peak and memory bandwidth measured in the
+same run (bench/peak.cpp).
+
+Each (case, implementation) runs in its own process so that its peak resident
+memory is its own. Times are medians of repeated runs after one warm-up call;
+shared machines are noisy, so no single run is quoted.
+
+Implementations:
+  fused      posenc-cpu-pipeline with the fused path (when the pipeline has it)
+  reference  posenc-cpu-pipeline{reference=true}: the materializing lowering
+  naive      bench/naive_attention.cpp: straightforward C++ loops
+
+Usage: scripts/bench.sh [--quick] [--cases PATTERN] [--write-docs]
+"""
+import argparse
+import fnmatch
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+PIPELINES = {
+    "fused": "builtin.module(posenc-cpu-pipeline{reference=false})",
+    "reference": "builtin.module(posenc-cpu-pipeline{reference=true})",
+}
+
+
+def ttype(shape, elem="f32"):
+    return "tensor<" + "x".join(map(str, shape)) + "x" + elem + ">"
+
+
+def mtype(shape, elem="f32"):
+    return "memref<" + "x".join(map(str, shape)) + "x" + elem + ">"
+
+
+# ---------------------------------------------------------------------------
+# Cases
+# ---------------------------------------------------------------------------
+
+class Case:
+    def __init__(self, name, kind, impls, **params):
+        self.name, self.kind, self.impls, self.p = name, kind, impls, params
+
+    # Work and traffic -------------------------------------------------------
+    def flops(self):
+        if self.kind != "attention":
+            return 0.0
+        p = self.p
+        f = 4.0 * p["s"] * p["s"] * p["d"] * p["h"]
+        return f / 2 if p.get("causal", True) else f
+
+    def bytes_moved(self):
+        """Compulsory traffic: inputs read once, output written once."""
+        p = self.p
+        if self.kind == "rope":
+            n = int(np.prod(p["shape"]))
+            return 2 * 4 * n
+        s, d, h, hkv = p["s"], p["d"], p["h"], p.get("hkv", p["h"])
+        return 4 * (h * s * d + 2 * hkv * s * d + h * s * d)
+
+    # Program ----------------------------------------------------------------
+    def program(self):
+        p = self.p
+        if self.kind == "rope":
+            xt, mt = ttype(p["shape"]), mtype(p["shape"])
+            s = p["shape"][-2]
+            return f"""
+func.func @bench(%x: {xt}, %pos: tensor<{s}xi32>, %out: {mt}) {{
+  %r = posenc.rope %x, %pos layout {p['layout']} : {xt}, tensor<{s}xi32>
+  bufferization.materialize_in_destination %r in restrict writable %out : ({xt}, {mt}) -> ()
+  return
+}}"""
+        s, d, h, hkv = p["s"], p["d"], p["h"], p.get("hkv", p["h"])
+        qt, kt, mt = ttype([1, h, s, d]), ttype([1, hkv, s, d]), mtype([1, h, s, d])
+        enc = p.get("encoding", "plain")
+        causal = " {causal}" if p.get("causal", True) else ""
+        body, q, k, extra_args = [], "%q", "%k", ""
+        if enc == "rope":
+            extra_args = f", %pos: tensor<{s}xi32>"
+            body.append(f"  %qr = posenc.rope %q, %pos layout half {{base = 5.0e+05 : f64}} : {qt}, tensor<{s}xi32>")
+            body.append(f"  %kr = posenc.rope %k, %pos layout half {{base = 5.0e+05 : f64}} : {kt}, tensor<{s}xi32>")
+            q, k = "%qr", "%kr"
+        if enc == "shaw":
+            kk = p["K"]
+            rt = ttype([2 * kk + 1, d])
+            qt3, kt3, mt3 = ttype([h, s, d]), ttype([h, s, d]), mtype([h, s, d])
+            return f"""
+func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {mt3}) {{
+  %o = posenc.rel_pos_attention %q, %k, %v rel_key(%rk : {rt}) rel_value(%rv : {rt}){causal}
+      : {qt3}, {kt3}, {kt3} -> {qt3}
+  bufferization.materialize_in_destination %o in restrict writable %out : ({qt3}, {mt3}) -> ()
+  return
+}}"""
+        bias = ""
+        if enc == "alibi":
+            bt = ttype([h, s, s])
+            body.append(f"  %b = posenc.alibi_bias : {bt}")
+            bias = f" bias(%b : {bt})"
+        body.append(f"  %o = posenc.attention {q}, {k}, %v{bias}{causal} : {qt}, {kt}, {kt} -> {qt}")
+        body.append(f"  bufferization.materialize_in_destination %o in restrict writable %out : ({qt}, {mt}) -> ()")
+        return (f"func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}{extra_args}, %out: {mt}) {{\n"
+                + "\n".join(body) + "\n  return\n}")
+
+    def expected(self, args):
+        """The numpy reference result (posenc.reference, from SPEC.md)."""
+        from posenc import reference as ref
+        p = self.p
+        a = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in args]
+        if self.kind == "rope":
+            return ref.rope(a[0], a[1], p["layout"])
+        enc = p.get("encoding", "plain")
+        causal = p.get("causal", True)
+        if enc == "shaw":
+            return ref.rel_pos_attention(a[0], a[1], a[2], a[3], rel_value=a[4], causal=causal)
+        q, k, v = a[:3]
+        bias = None
+        if enc == "rope":
+            q = ref.rope(q, a[3], "half", base=500000.0)
+            k = ref.rope(k, a[3], "half", base=500000.0)
+        if enc == "alibi":
+            bias = ref.alibi_bias(p["h"], p["s"], p["s"])
+        return ref.attention(q, k, v, bias=bias, causal=causal)
+
+    def inputs(self, rng):
+        p = self.p
+        if self.kind == "rope":
+            x = rng.standard_normal(p["shape"], dtype=np.float32)
+            pos = np.arange(p["shape"][-2], dtype=np.int32)
+            return [x, pos], np.empty_like(x)
+        s, d, h, hkv = p["s"], p["d"], p["h"], p.get("hkv", p["h"])
+        enc = p.get("encoding", "plain")
+        if enc == "shaw":
+            q, k, v = (rng.standard_normal((h, s, d), dtype=np.float32) for _ in range(3))
+            rk = rng.standard_normal((2 * p["K"] + 1, d), dtype=np.float32)
+            rv = rng.standard_normal((2 * p["K"] + 1, d), dtype=np.float32)
+            return [q, k, v, rk, rv], np.empty_like(q)
+        q = rng.standard_normal((1, h, s, d), dtype=np.float32)
+        k = rng.standard_normal((1, hkv, s, d), dtype=np.float32)
+        v = rng.standard_normal((1, hkv, s, d), dtype=np.float32)
+        args = [q, k, v]
+        if enc == "rope":
+            args.append(np.arange(s, dtype=np.int32))
+        return args, np.empty_like(q)
+
+
+def all_cases(quick):
+    cases = []
+    if quick:
+        cases.append(Case("rope-half-small", "rope", ["fused", "reference"],
+                          shape=[1, 4, 64, 32], layout="half"))
+        for enc in ("plain", "rope", "alibi"):
+            cases.append(Case(f"attn-{enc}-s64", "attention",
+                              ["fused", "reference", "naive"], s=64, d=32, h=4,
+                              encoding=enc))
+        cases.append(Case("attn-shaw16-s64", "attention", ["fused", "reference"],
+                          s=64, d=32, h=4, encoding="shaw", K=16))
+        return cases
+    for layout in ("interleaved", "half"):
+        cases.append(Case(f"rope-{layout}", "rope", ["fused", "reference"],
+                          shape=[1, 32, 2048, 128], layout=layout))
+    for s in (512, 1024, 2048, 4096):
+        ref = ["reference"] if s <= 512 else []
+        cases.append(Case(f"attn-plain-s{s}", "attention", ["fused"] + ref + ["naive"],
+                          s=s, d=128, h=32))
+        cases.append(Case(f"attn-rope-s{s}", "attention", ["fused"] + ref + ["naive"],
+                          s=s, d=128, h=32, encoding="rope"))
+        cases.append(Case(f"attn-alibi-s{s}", "attention", ["fused"] + ref + ["naive"],
+                          s=s, d=128, h=32, encoding="alibi"))
+        for kk in (16, 64):
+            cases.append(Case(f"attn-shaw{kk}-s{s}", "attention", ["fused"] + ref,
+                              s=s, d=128, h=32, encoding="shaw", K=kk))
+    cases.append(Case("attn-plain-s16384", "attention", ["fused"], s=16384, d=128, h=32))
+    return cases
+
+
+# ---------------------------------------------------------------------------
+# One measurement (runs in a child process)
+# ---------------------------------------------------------------------------
+
+def naive_runner(case, build, threads):
+    import ctypes
+    lib = ctypes.CDLL(os.path.join(build, "lib", "libposenc_bench_naive.so"))
+    f = lib.posenc_naive_attention
+    fp = ctypes.POINTER(ctypes.c_float)
+    f.argtypes = [fp, fp, fp, ctypes.POINTER(ctypes.c_int32), fp, ctypes.c_int64,
+                  ctypes.c_int64, ctypes.c_int64, ctypes.c_int64, ctypes.c_double, fp,
+                  ctypes.c_int]
+    p = case.p
+    enc = p.get("encoding", "plain")
+    slopes = None
+    if enc == "alibi":
+        from posenc import reference as ref
+        slopes = ref.alibi_slopes(p["h"]).astype(np.float32)
+
+    def run(args, out):
+        q, k, v = args[:3]
+        pos = args[3] if enc == "rope" else np.arange(p["s"], dtype=np.int32)
+        f(q.ctypes.data_as(fp), k.ctypes.data_as(fp), v.ctypes.data_as(fp),
+          pos.ctypes.data_as(ctypes.POINTER(ctypes.c_int32)), out.ctypes.data_as(fp),
+          p["h"], p.get("hkv", p["h"]), p["s"], p["d"],
+          500000.0 if enc == "rope" else 0.0,
+          slopes.ctypes.data_as(fp) if slopes is not None else None, threads)
+    return run
+
+
+def measure(case, impl, build, repeat, threads):
+    rng = np.random.default_rng(0)
+    if impl == "naive":
+        fn = naive_runner(case, build, threads)
+    else:
+        import posenc
+        try:
+            compiled = posenc.compile(case.program(), pipeline=PIPELINES[impl])
+        except posenc.PosencError as e:
+            return {"error": str(e).splitlines()[0][:200]}
+        if impl == "fused":
+            # Until the pipeline has a fused path, reference=false yields the
+            # reference code; do not report that as "fused".
+            plain = posenc.compile(case.program(), pipeline=PIPELINES["reference"])
+            if plain.lowered_ir == compiled.lowered_ir:
+                return {"error": "the pipeline has no fused path yet"}
+        fn = lambda args, out: compiled(*args, out)  # noqa: E731
+    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    args, out = case.inputs(rng)
+    fn(args, out)  # warm-up (page faults, caches)
+    times = []
+    deadline = time.perf_counter() + 20.0
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(args, out)
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() > deadline and len(times) >= 3:
+            break
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    result = {"median_s": statistics.median(times), "runs": len(times),
+              "peak_rss": peak, "base_rss": base_rss}
+    if ARGS.check:
+        result["max_err"] = float(np.max(np.abs(out - case.expected(args))))
+    return result
+
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+
+def run_child(build, case, impl, repeat, threads):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", case.name, "--impl", impl,
+           "--build", build, "--repeat", str(repeat), "--threads", str(threads)]
+    if ARGS.quick:
+        cmd.append("--quick")
+    if ARGS.check:
+        cmd.append("--check")
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+               POSENC_BUILD_DIR=build, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        return {"error": (r.stderr.strip().splitlines() or ["failed"])[-1][:200]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def machine_peak(build, threads):
+    r = subprocess.run([os.path.join(build, "bin", "posenc-bench-peak"), f"--threads={threads}"],
+                       capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+def fmt_row(cells, widths):
+    return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--quick", action="store_true", help="tiny sizes: checks the harness, not speed")
+    ap.add_argument("--cases", default="*", help="fnmatch pattern of case names")
+    ap.add_argument("--impls", default="fused,reference,naive")
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--check", action="store_true",
+                    help="also compare every result with posenc.reference (small sizes)")
+    ap.add_argument("--write-docs", action="store_true",
+                    help="write the table to docs/bench-cpu.md")
+    ap.add_argument("--child")
+    ap.add_argument("--impl")
+    ARGS = ap.parse_args()
+    build = os.path.abspath(ARGS.build)
+    cases = {c.name: c for c in all_cases(ARGS.quick)}
+
+    if ARGS.child:
+        print(json.dumps(measure(cases[ARGS.child], ARGS.impl, build, ARGS.repeat, ARGS.threads)))
+        return 0
+
+    peak = machine_peak(build, ARGS.threads)
+    print(f"machine: {peak['isa']}, {peak['threads']} threads: FMA peak "
+          f"{peak['fma_gflops']:.1f} GFLOP/s ({peak['fma_gflops_1t']:.1f} on 1 thread), "
+          f"triad bandwidth {peak['triad_gbs']:.1f} GB/s")
+    impls = ARGS.impls.split(",")
+    header = ["case", "impl", "median ms", "GFLOP/s", "% FMA peak", "GB/s", "% BW",
+              "peak RSS MiB", "in+out MiB"]
+    widths = [20, 9, 10, 8, 10, 7, 6, 12, 10]
+    if ARGS.check:
+        header.append("max err")
+        widths.append(9)
+    lines = [fmt_row(header, widths), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    print(lines[0]); print(lines[1])
+    for case in cases.values():
+        if not fnmatch.fnmatch(case.name, ARGS.cases):
+            continue
+        for impl in case.impls:
+            if impl not in impls:
+                continue
+            r = run_child(build, case, impl, ARGS.repeat, ARGS.threads)
+            if "error" in r:
+                row = [case.name, impl, "n/a: " + r["error"][:60]] + [""] * (len(header) - 3)
+            else:
+                t = r["median_s"]
+                gf = case.flops() / t / 1e9
+                gbs = case.bytes_moved() / t / 1e9
+                row = [case.name, impl, f"{t * 1e3:.3f}",
+                       f"{gf:.1f}" if gf else "-",
+                       f"{100 * gf / peak['fma_gflops']:.1f}" if gf else "-",
+                       f"{gbs:.1f}", f"{100 * gbs / peak['triad_gbs']:.1f}",
+                       f"{(r['peak_rss'] - r['base_rss']) / 2**20:.0f}",
+                       f"{case.bytes_moved() / 2**20:.0f}"]
+                if ARGS.check:
+                    row.append(f"{r['max_err']:.1e}")
+            line = fmt_row(row, widths)
+            print(line, flush=True)
+            lines.append(line)
+    if ARGS.write_docs:
+        path = os.path.join(ROOT, "docs", "bench-cpu.md")
+        with open(path, "w") as fh:
+            fh.write("# CPU benchmark results\n\n")
+            fh.write("Printed by `scripts/bench.sh --write-docs` "
+                     f"on {time.strftime('%Y-%m-%d')}; medians of up to {ARGS.repeat} runs.\n\n")
+            fh.write(f"Machine ({peak['isa']}, {peak['threads']} threads): FMA peak "
+                     f"{peak['fma_gflops']:.1f} GFLOP/s, triad bandwidth {peak['triad_gbs']:.1f} GB/s, "
+                     "measured in the same run by `posenc-bench-peak`.\n\n")
+            fh.write("GFLOP/s counts 4·S²·D·H (half for causal); GB/s counts inputs read once "
+                     "and the output written once; peak RSS is the process's growth after "
+                     "compilation (inputs, output and everything the kernel allocates).\n\n")
+            fh.write("\n".join(lines) + "\n")
+        print(f"wrote {path}")
+    return 0
+
+
+ARGS = None
+
+if __name__ == "__main__":
+    sys.exit(main())

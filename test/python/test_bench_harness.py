@@ -1,0 +1,30 @@
+"""The benchmark harness runs end to end on tiny sizes and every number it
+times is also checked against posenc.reference (no timing is asserted: speed
+is measured by scripts/bench.sh, never in tests)."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("POSENC_BUILD_DIR", os.path.join(ROOT, "build"))
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(BUILD, "bin", "posenc-bench-peak")),
+                    reason="benchmark binaries not built")
+def test_quick_bench_checks_results():
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), POSENC_BUILD_DIR=BUILD)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "run_bench.py"),
+                        "--quick", "--check", "--repeat", "2", "--build", BUILD],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"FMA peak [0-9.]+ GFLOP/s", r.stdout)
+    rows = [line for line in r.stdout.splitlines()
+            if line.startswith("| ") and not line.startswith("| case")]
+    measured = [row for row in rows if "n/a" not in row]
+    assert len(measured) >= 5, r.stdout
+    for row in measured:
+        err = float(row.strip(" |").split("|")[-1])
+        assert err <= 1e-4, row
