@@ -33,5 +33,41 @@ llvm_config.add_tool_substitutions(
     tools, [config.posenc_tools_dir, config.llvm_tools_dir])
 
 # Feature flags: what this machine can run.
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+cuda_root = next((os.environ[v] for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")
+                  if os.path.isdir(os.environ.get(v, ""))), "/usr/local/cuda")
+if shutil.which("ptxas") or os.path.exists(os.path.join(cuda_root, "bin", "ptxas")):
     config.available_features.add("ptxas")
+    # gpu-module-to-binary (format=bin/fatbin) and the tests find ptxas on PATH.
+    if not shutil.which("ptxas"):
+        llvm_config.with_environment("PATH", os.path.join(cuda_root, "bin"),
+                                     append_path=True)
+
+# The GPU runtime library (built when CMake found the CUDA toolkit).
+posenc_cuda_runtime = os.path.join(config.posenc_lib_dir, "libposenc_cuda_runtime.so")
+config.substitutions.append(("%posenc_cuda_runtime", posenc_cuda_runtime))
+if os.path.exists(posenc_cuda_runtime):
+    config.available_features.add("cuda-runtime")
+# The toolkit's libcuda link stub: loads like a driver, fails every call.
+cuda_stub = os.path.join(cuda_root, "lib64", "stubs", "libcuda.so")
+config.substitutions.append(("%cuda_stub", cuda_stub))
+if os.path.exists(cuda_stub):
+    config.available_features.add("cuda-stub")
+
+
+def _has_nvidia_gpu():
+    if os.path.exists("/dev/nvidia0"):
+        return True
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    import subprocess
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+# Execution tests on an NVIDIA GPU (test/Integration/GPU) need one.
+if _has_nvidia_gpu():
+    config.available_features.add("cuda-gpu")

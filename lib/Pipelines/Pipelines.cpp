@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - posenc pass pipelines ------------------------------===//
 
 #include "posenc/Pipelines/Pipelines.h"
+#include "posenc/Pipelines/NVVMPipeline.h"
 #include "posenc/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -59,4 +60,5 @@ void posenc::registerPosencPipelines() {
       "posenc-cpu-pipeline",
       "Lower posenc programs to the LLVM dialect for the host CPU",
       buildPosencCPUPipeline);
+  registerPosencNVVMPipeline();
 }

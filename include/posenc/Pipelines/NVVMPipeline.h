@@ -1,0 +1,104 @@
+//===- NVVMPipeline.h - posenc to NVVM (NVIDIA GPU) pipeline ----*- C++ -*-===//
+//
+// The GPU twin of the CPU pipeline: the same posenc programs, lowered through
+// the reference linalg lowering to parallel loops, mapped onto the GPU (one
+// thread per output element), outlined into kernels and compiled for NVIDIA
+// GPUs (PTX, cubin or fatbin embedded in a `gpu.binary`), with host code in
+// the LLVM dialect that launches them through the `mgpu*` runtime entry points
+// (lib/Runtime/CUDA, libposenc_cuda_runtime.so).
+//
+// This is the reference GPU lowering, not the fused flash-attention kernel:
+// no shared-memory staging, no tensor cores (see docs/gpu.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_PIPELINES_NVVMPIPELINE_H
+#define POSENC_PIPELINES_NVVMPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <memory>
+#include <string>
+
+namespace posenc {
+
+/// Options of `--posenc-to-nvvm="..."`.
+struct PosencNVVMPipelineOptions
+    : public mlir::PassPipelineOptions<PosencNVVMPipelineOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("Target GPU architecture (sm_80, "
+                                          "sm_90, ...)"),
+                           llvm::cl::init("sm_80")};
+  Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("NVPTX target features; the PTX ISA version must be one "
+                     "that ptxas accepts for `chip` (sm_90 needs +ptx80)"),
+      llvm::cl::init("+ptx80")};
+  Option<int> optLevel{*this, "opt-level",
+                       llvm::cl::desc("Optimization level of the NVPTX backend "
+                                      "and of ptxas (0-3)"),
+                       llvm::cl::init(2)};
+  Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc(
+          "What the gpu.binary holds: `isa` (PTX text), `bin` (cubin, needs "
+          "ptxas), `fatbin` (cubin + PTX, needs ptxas and fatbinary), `llvm` "
+          "(LLVM bitcode) or `auto` (fatbin when ptxas is found in the CUDA "
+          "toolkit or on PATH, isa otherwise)"),
+      llvm::cl::init("auto")};
+  Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit root, for libdevice (math functions), "
+                     "ptxas and fatbinary. Empty: $CUDA_ROOT, $CUDA_HOME, "
+                     "$CUDA_PATH, then /usr/local/cuda"),
+      llvm::cl::init("")};
+  Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the elementwise kernels"),
+      llvm::cl::init(256)};
+};
+
+/// posenc (and upstream tensor-level dialects) down to host code in the LLVM
+/// dialect plus one `gpu.binary` per kernel for NVIDIA GPUs. Run the result
+/// with mlir-runner and `-shared-libs=libposenc_cuda_runtime.so,...`.
+///
+/// Memory model: every buffer the program allocates (including copies of the
+/// constants it uses) is CUDA managed memory (`gpu.alloc host_shared`), so
+/// both the host code and the kernels can read it and returned memrefs are
+/// readable from the host. Memrefs passed in by an external caller must be
+/// device-accessible (managed, `cuMemHostRegister`ed, or any memory on a
+/// system with heterogeneous memory management); see docs/gpu.md.
+void buildPosencToNVVMPipeline(mlir::OpPassManager &pm,
+                               const PosencNVVMPipelineOptions &options);
+
+/// The CUDA toolkit root the pipeline uses when `cuda-path` is empty: the
+/// first of $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH and /usr/local/cuda that is a
+/// directory, or "" when there is none.
+std::string findCUDAToolkitPath();
+
+/// Registers `--posenc-to-nvvm` and the GPU preparation passes it is made of
+/// (`--posenc-gpu-copy-constants`, `--posenc-gpu-map-parallel-loops`,
+/// `--posenc-gpu-managed-allocs`) with the global registry.
+void registerPosencNVVMPipeline();
+
+/// In host functions, replaces each `memref.get_global` of a constant global
+/// by a fresh `memref.alloc` holding a copy, so that the later switch to
+/// managed allocations makes constants readable by kernels.
+std::unique_ptr<mlir::Pass> createPosencGpuCopyConstantsPass();
+
+/// Maps every outermost `scf.parallel` of the host functions onto the GPU with
+/// one thread per iteration: the iteration space is linearized (innermost
+/// dimension fastest, for coalescing), split into blocks of `blockSize`
+/// threads, and annotated for `convert-parallel-loops-to-gpu`; nested
+/// parallel loops run sequentially inside the thread.
+std::unique_ptr<mlir::Pass>
+createPosencGpuMapParallelLoopsPass(int64_t blockSize);
+
+/// Turns the host functions' `memref.alloc`/`memref.dealloc` into
+/// `gpu.alloc host_shared`/`gpu.dealloc` (CUDA managed memory).
+std::unique_ptr<mlir::Pass> createPosencGpuManagedAllocsPass();
+
+} // namespace posenc
+
+#endif // POSENC_PIPELINES_NVVMPIPELINE_H

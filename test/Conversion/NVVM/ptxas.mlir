@@ -1,0 +1,55 @@
+// The PTX that --posenc-to-nvvm emits for sm_80 and for sm_90 (features
+// +ptx80), for every posenc op and both example programs, is accepted by the
+// CUDA toolkit's ptxas: each kernel assembles into a cubin for its chip.
+// REQUIRES: ptxas
+
+// RUN: posenc-opt %S/posenc-to-nvvm.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.ops.sm80.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.ops.sm80.mlir \
+// RUN:   | FileCheck %s --check-prefix=OPS80
+// RUN: posenc-opt %S/posenc-to-nvvm.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.ops.sm90.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.ops.sm90.mlir \
+// RUN:   | FileCheck %s --check-prefix=OPS90
+
+// OPS80-DAG: {{^}}rope_kernel: ptxas -arch=sm_80 ok, cubin ELF machine 190 (EM_CUDA) sm_80
+// OPS80-DAG: rope_exact_kernel: ptxas -arch=sm_80 ok
+// OPS80-DAG: sinusoidal_kernel: ptxas -arch=sm_80 ok
+// OPS80-DAG: alibi_bias_kernel: ptxas -arch=sm_80 ok
+// OPS80-DAG: {{^}}attention_kernel: ptxas -arch=sm_80 ok
+// OPS80-DAG: rel_pos_attention_kernel: ptxas -arch=sm_80 ok
+// OPS80-NOT: FAILED
+
+// OPS90-DAG: {{^}}rope_kernel: ptxas -arch=sm_90 ok, cubin ELF machine 190 (EM_CUDA) sm_90
+// OPS90-DAG: rope_exact_kernel: ptxas -arch=sm_90 ok
+// OPS90-DAG: sinusoidal_kernel: ptxas -arch=sm_90 ok
+// OPS90-DAG: alibi_bias_kernel: ptxas -arch=sm_90 ok
+// OPS90-DAG: {{^}}attention_kernel: ptxas -arch=sm_90 ok
+// OPS90-DAG: rel_pos_attention_kernel: ptxas -arch=sm_90 ok
+// OPS90-NOT: FAILED
+
+// RUN: posenc-opt %posenc_src/examples/llama_rope_attention.mlir \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.llama.sm80.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.llama.sm80.mlir \
+// RUN:   | FileCheck %s --check-prefix=LLAMA80
+// RUN: posenc-opt %posenc_src/examples/llama_rope_attention.mlir \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.llama.sm90.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.llama.sm90.mlir \
+// RUN:   | FileCheck %s --check-prefix=LLAMA90
+// RUN: posenc-opt %posenc_src/examples/alibi_attention.mlir \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.alibi.sm80.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.alibi.sm80.mlir \
+// RUN:   | FileCheck %s --check-prefix=ALIBI80
+// RUN: posenc-opt %posenc_src/examples/alibi_attention.mlir \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.alibi.sm90.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.alibi.sm90.mlir \
+// RUN:   | FileCheck %s --check-prefix=ALIBI90
+
+// LLAMA80: attention_kernel: ptxas -arch=sm_80 ok, {{.*}} sm_80
+// LLAMA80-NOT: FAILED
+// LLAMA90: attention_kernel: ptxas -arch=sm_90 ok, {{.*}} sm_90
+// LLAMA90-NOT: FAILED
+// ALIBI80: attention_kernel: ptxas -arch=sm_80 ok, {{.*}} sm_80
+// ALIBI80-NOT: FAILED
+// ALIBI90: attention_kernel: ptxas -arch=sm_90 ok, {{.*}} sm_90
+// ALIBI90-NOT: FAILED
