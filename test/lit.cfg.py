@@ -23,6 +23,15 @@ llvm_config.with_environment("POSENC_BUILD_DIR", config.posenc_obj_root)
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%posenc_src", config.posenc_src_root))
 config.substitutions.append(("%posenc_obj", config.posenc_obj_root))
+# test/Downstream: a second CMake project built against an installed posenc;
+# test/Plugin: posenc loaded into the stock mlir-opt.
+config.substitutions.append(("%cmake_generator", '"' + config.cmake_generator + '"'))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
+config.substitutions.append(
+    ("%posenc_plugin", os.path.join(config.posenc_lib_dir, "libPosencPlugin.so")))
+config.substitutions.append(("%stock_mlir_opt", os.path.join(config.llvm_tools_dir, "mlir-opt")))
 config.substitutions.append(
     ("%mlir_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so")))
 config.substitutions.append(
