@@ -3,6 +3,7 @@
 #include "posenc/Pipelines/Pipelines.h"
 #include "posenc/Pipelines/NVVMPipeline.h"
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -11,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -18,7 +20,16 @@ using namespace mlir;
 
 void posenc::buildPosencCPUPipeline(OpPassManager &pm,
                                     const PosencCPUPipelineOptions &options) {
-  (void)options;
+  if (!options.reference) {
+    // Fused path: encodings folded into posenc.fused_attention, lowered to
+    // flash-style tiled loops; what is left (rope/sinusoidal/alibi not
+    // feeding attention) goes through the reference lowering.
+    pm.addPass(createPosencFuseAttentionPass());
+    PosencDecomposeAttentionPassOptions decomposeOptions;
+    decomposeOptions.queryTile = options.attentionQueryTile;
+    decomposeOptions.keyTile = options.attentionKeyTile;
+    pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
+  }
   pm.addPass(createPosencToLinalgPass());
   // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
   // becomes linalg so that it fuses and bufferizes like the rest.
@@ -39,6 +50,9 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   // Copies bufferization inserts (e.g. for a returned argument or constant).
   pm.addPass(createConvertBufferizationToMemRefPass());
 
+  // scf.forall (the fused path's parallel loops) -> scf.parallel, which
+  // scf-to-cf lowers to sequential loops.
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

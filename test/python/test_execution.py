@@ -1,7 +1,7 @@
 """Execution tests of the CPU pipeline against the numpy reference.
 
 Every case builds a small posenc program, compiles it with the CPU pipeline
-(through the C API's JIT), runs it on seeded random inputs and compares the
+(through the C API's JIT) on both paths (reference and fused), runs it on seeded random inputs and compares the
 result with `posenc.reference`, which is written from SPEC.md and never from
 the C++. Tolerances are stated per case and derived from the arithmetic:
 
@@ -25,7 +25,25 @@ import pytest
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
 
-compile_ir = posenc.compile
+# Every case runs through both CPU paths: the materializing reference
+# lowering and the fused flash-style path (the pipeline's default).
+PIPELINES = {
+    "reference": "builtin.module(posenc-cpu-pipeline{reference=true})",
+    "fused": "builtin.module(posenc-cpu-pipeline{reference=false})",
+}
+_pipeline = PIPELINES["reference"]
+
+
+@pytest.fixture(autouse=True, params=sorted(PIPELINES))
+def cpu_path(request):
+    global _pipeline
+    _pipeline = PIPELINES[request.param]
+    yield request.param
+    _pipeline = PIPELINES["reference"]
+
+
+def compile_ir(ir):
+    return posenc.compile(ir, pipeline=_pipeline)
 
 RNG_SEED = 1234
 F32_ATOL, F32_RTOL = 2e-5, 2e-4

@@ -8,6 +8,7 @@
 
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/IR/PosencDialect.h"
+#include "posenc/Dialect/Posenc/Transforms/Passes.h"
 #include "posenc/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
 
   mlir::registerAllPasses();
   posenc::registerPosencConversionPasses();
+  posenc::registerPosencTransformsPasses();
   posenc::registerPosencPipelines();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

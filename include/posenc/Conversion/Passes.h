@@ -3,6 +3,7 @@
 #ifndef POSENC_CONVERSION_PASSES_H
 #define POSENC_CONVERSION_PASSES_H
 
+#include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
 #include "posenc/Conversion/PosencToLinalg/PosencToLinalg.h"
 
 #include "mlir/Pass/Pass.h"

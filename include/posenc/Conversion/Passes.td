@@ -36,4 +36,35 @@ def PosencToLinalgPass : Pass<"posenc-to-linalg"> {
   ];
 }
 
+def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
+  let summary = "Flash-style lowering of posenc.fused_attention to tiled loops";
+  let description = [{
+    Lowers every `posenc.fused_attention` to a loop nest on tensors:
+    `scf.forall` over the lead dims (batch, heads) and query tiles, and
+    `scf.for` over key/value tiles with an online softmax (running row max
+    and sum, rescaled f32 accumulator). The RoPE prologue rotates each query
+    tile once and each key tile as it is loaded; the `score_mod` region is
+    inlined into the score-tile computation; with `causal`, the key loop of a
+    query tile stops at the diagonal, so tiles above it are never computed.
+    Grouped-query attention reads key/value head `h / (Hq/Hkv)` in place.
+    Every intermediate is a `linalg` op on a tile: no `Sq x Sk` tensor and
+    no rotated copy of Q or K exists. Sizes that do not divide the tiles and
+    dynamic sequence dims are handled with partial last tiles.
+  }];
+  let options = [
+    Option<"queryTile", "query-tile", "int64_t", /*default=*/"32",
+           "Rows of Q per tile (a parallel iteration)">,
+    Option<"keyTile", "key-tile", "int64_t", /*default=*/"64",
+           "Rows of K/V per tile (an iteration of the online softmax)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // POSENC_CONVERSION_PASSES_TD

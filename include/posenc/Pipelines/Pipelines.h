@@ -19,8 +19,18 @@ struct PosencCPUPipelineOptions
   Option<bool> reference{
       *this, "reference",
       llvm::cl::desc("Lower through the materializing reference lowering "
-                     "(--posenc-to-linalg)"),
-      llvm::cl::init(true)};
+                     "only (--posenc-to-linalg); the default is the fused "
+                     "path (--posenc-fuse-attention, "
+                     "--posenc-decompose-attention)"),
+      llvm::cl::init(false)};
+  Option<int64_t> attentionQueryTile{
+      *this, "attention-query-tile",
+      llvm::cl::desc("Fused path: query rows per attention tile"),
+      llvm::cl::init(32)};
+  Option<int64_t> attentionKeyTile{
+      *this, "attention-key-tile",
+      llvm::cl::desc("Fused path: key/value rows per attention tile"),
+      llvm::cl::init(64)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to the LLVM dialect for

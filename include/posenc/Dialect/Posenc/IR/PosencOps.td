@@ -266,4 +266,6 @@ def Posenc_RelPosAttentionOp : Posenc_Op<"rel_pos_attention", [Pure]> {
   }];
 }
 
+include "posenc/Dialect/Posenc/IR/PosencFusedOps.td"
+
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_TD

@@ -1,0 +1,19 @@
+//===- DecomposeAttention.h - flash-style attention lowering ----*- C++ -*-===//
+
+#ifndef POSENC_CONVERSION_DECOMPOSEATTENTION_DECOMPOSEATTENTION_H
+#define POSENC_CONVERSION_DECOMPOSEATTENTION_DECOMPOSEATTENTION_H
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace posenc {
+
+/// Patterns lowering posenc.fused_attention to a flash-style loop nest on
+/// tensors (scf.forall over lead dims and query tiles of `queryTile` rows,
+/// scf.for over key/value tiles of `keyTile` rows, online softmax).
+void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
+                                        int64_t queryTile = 32,
+                                        int64_t keyTile = 64);
+
+} // namespace posenc
+
+#endif // POSENC_CONVERSION_DECOMPOSEATTENTION_DECOMPOSEATTENTION_H

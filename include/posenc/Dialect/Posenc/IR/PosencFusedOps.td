@@ -1,0 +1,181 @@
+//===- PosencFusedOps.td - fused attention ------------------*- tablegen -*-===//
+//
+// The fused representation that the position encodings are folded into by
+// `posenc-fuse-attention` and that `posenc-decompose-attention` lowers to a
+// flash-style loop nest. Included at the end of PosencOps.td so that it lands
+// in the same generated op and attribute lists.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_DIALECT_POSENC_IR_POSENCFUSEDOPS_TD
+#define POSENC_DIALECT_POSENC_IR_POSENCFUSEDOPS_TD
+
+include "posenc/Dialect/Posenc/IR/PosencDialect.td"
+include "posenc/Dialect/Posenc/IR/PosencAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// #posenc.rotary
+//===----------------------------------------------------------------------===//
+
+def Posenc_RotaryAttr : Posenc_Attr<"Rotary", "rotary"> {
+  let summary = "the parameters of a posenc.rope, applied inside attention";
+  let description = [{
+    Everything `posenc.rope` needs besides its input and positions, so that
+    `posenc.fused_attention` can rotate Q and K tiles as they are loaded.
+    The math is that of `posenc.rope` (see there); `rotary_dim` is explicit
+    (the rope's `rotary_dim` or D).
+
+    ```mlir
+    #posenc.rotary<layout = half, base = 5.000000e+05 : f64, rotary_dim = 64,
+                   precision = fast>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Posenc_Layout>:$layout,
+    "::mlir::FloatAttr":$base,
+    "int64_t":$rotary_dim,
+    OptionalParameter<"::posenc::RopeScalingAttr">:$scaling,
+    OptionalParameter<"::mlir::FloatAttr">:$attention_factor,
+    EnumParameter<Posenc_AnglePrecision>:$precision
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    double getBaseValue() const { return getBase().getValueAsDouble(); }
+    /// The factor that multiplies cos and sin (the op's attention_factor,
+    /// else the scaling's, else 1), as for posenc.rope.
+    double getEffectiveAttentionFactor() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// posenc.yield
+//===----------------------------------------------------------------------===//
+
+def Posenc_YieldOp : Posenc_Op<"yield", [Pure, ReturnLike, Terminator,
+                                         HasParent<"FusedAttentionOp">]> {
+  let summary = "yields the modified score of a score_mod region";
+  let arguments = (ins AnyFloat:$value);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+}
+
+//===----------------------------------------------------------------------===//
+// posenc.fused_attention
+//===----------------------------------------------------------------------===//
+
+def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
+    AttrSizedOperandSegments,
+    SingleBlock,
+    RecursiveMemoryEffects]> {
+  let summary = "attention with fused position encodings (RoPE prologue, "
+                "score modification, relative value term)";
+  let description = [{
+    The form position encodings are fused into. `query [..., Hq, Sq, D]`,
+    `key [..., Hkv, Sk, D]`, `value [..., Hkv, Sk, Dv]` have equal ranks
+    `>= 2`. Dims before `(S, D)` are the lead dims `L` (batch..., heads); when
+    the rank is `>= 3`, dim `-3` is the head dim and query head `h` reads
+    key/value head `h / (Hq/Hkv)` (grouped-query attention); all other lead
+    dims are equal. The result is `[..., Hq, Sq, Dv]` with the element type
+    of `query`. All arithmetic runs in the compute type `C` (f32; f64 for f64
+    inputs). With `i' = i + (Sk - Sq)` (queries are the last Sq keys):
+
+    1. Prologue: with `q_rope` (a `#posenc.rotary`) and `q_positions
+       : tensor<Sq x iN>`, `q~ = rope(query, q_positions)` exactly as
+       `posenc.rope` computes it (likewise `k~` with `k_rope`/`k_positions`);
+       otherwise `q~ = query`, `k~ = key`.
+    2. `s[L, i, j] = scale * (q~_i . k~_j)` (`scale` defaults to `1/sqrt(D)`).
+    3. Score modification: `s'[L, i, j] = score_mod(s, L..., i, j, mods...)`,
+       the single-block `score_mod` region, whose arguments are the score
+       (type `C`), one `index` per lead dim, then `i` and `j` (absolute
+       positions, not tile-relative), then one argument per `mod_operands`
+       value (extra tensors or scalars: ALiBi slopes, a Shaw `q . rel_key`
+       table, ...). It yields the new score with `posenc.yield`. An empty
+       region (no ops but the yield of the score) is the identity. A score of
+       `-inf` masks the entry.
+    4. `causal` masks `j > i'` (bottom-right aligned).
+    5. `p = softmax_j(s')` with max subtraction; a row whose entries are all
+       masked yields zeros.
+    6. `out_i = sum_j p[i, j] * (v_j + rel_value[r(i, j)])`, where the
+       `rel_value` term (Shaw et al., `tensor<(2K+1) x Dv>`) is present only
+       when the operand is, and `r(i, j) = clamp(j - i', -K, K) + K`.
+
+    The lowering (`posenc-decompose-attention`) never materializes an
+    `Sq x Sk` tensor or a rotated copy of Q or K: it loops over query tiles
+    and key/value tiles with an online softmax.
+
+    ```mlir
+    %o = posenc.fused_attention %q, %k, %v
+        q_rope(#posenc.rotary<layout = half, base = 1.000000e+04 : f64,
+               rotary_dim = 64, precision = fast>, %pos : tensor<?xi32>)
+        k_rope(#posenc.rotary<layout = half, base = 1.000000e+04 : f64,
+               rotary_dim = 64, precision = fast>, %pos : tensor<?xi32>)
+        mods(%slopes, %shift : tensor<8xf32>, index) {causal}
+        : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>
+        -> tensor<1x8x?x64xf32>
+        score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index,
+           %sl: tensor<8xf32>, %sh: index):
+        %m = tensor.extract %sl[%h] : tensor<8xf32>
+        %ip = arith.addi %i, %sh : index
+        %d = arith.subi %j, %ip : index
+        %di = arith.index_cast %d : index to i64
+        %df = arith.sitofp %di : i64 to f32
+        %b2 = arith.mulf %m, %df : f32
+        %r = arith.addf %s, %b2 : f32
+        posenc.yield %r : f32
+    }
+    ```
+  }];
+  let arguments = (ins
+    Posenc_FloatTensor:$query,
+    Posenc_FloatTensor:$key,
+    Posenc_FloatTensor:$value,
+    Optional<Posenc_PositionTensor>:$q_positions,
+    Optional<Posenc_PositionTensor>:$k_positions,
+    Variadic<AnyType>:$mod_operands,
+    Optional<Posenc_FloatTensor>:$rel_value,
+    OptionalAttr<Posenc_RotaryAttr>:$q_rope,
+    OptionalAttr<Posenc_RotaryAttr>:$k_rope,
+    OptionalAttr<F64Attr>:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs Posenc_FloatTensor:$result);
+  let regions = (region SizedRegion<1>:$score_mod);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value
+    (`q_rope` `(` $q_rope^ `,` $q_positions `:` type($q_positions) `)`)?
+    (`k_rope` `(` $k_rope^ `,` $k_positions `:` type($k_positions) `)`)?
+    (`mods` `(` $mod_operands^ `:` type($mod_operands) `)`)?
+    (`rel_value` `(` $rel_value^ `:` type($rel_value) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+    `score_mod` $score_mod
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let builders = [
+    /// Builds the op with an identity score_mod region (the block's
+    /// arguments are added, its body is a yield of the score).
+    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::Value":$query,
+                   "::mlir::Value":$key, "::mlir::Value":$value,
+                   "::mlir::ValueRange":$modOperands,
+                   "::mlir::FloatAttr":$scale, "bool":$causal)>
+  ];
+  let extraClassDeclaration = [{
+    /// scale, or 1/sqrt(D) when not set.
+    double getScaleOrDefault();
+    /// The type scores and softmax are computed in: f32, f64 for f64 inputs.
+    ::mlir::FloatType getComputeType();
+    /// Number of lead dims (rank - 2).
+    int64_t getNumLeadDims();
+    /// K of the rel_value term ((dim 0 of rel_value - 1) / 2); 0 without it.
+    int64_t getMaxRelativeDistance();
+    /// The score_mod block.
+    ::mlir::Block &getScoreModBlock() { return getScoreMod().front(); }
+    /// Whether score_mod is the identity (its body only yields the score).
+    bool hasIdentityScoreMod();
+  }];
+}
+
+#endif // POSENC_DIALECT_POSENC_IR_POSENCFUSEDOPS_TD

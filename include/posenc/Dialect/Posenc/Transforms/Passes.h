@@ -1,0 +1,22 @@
+//===- Passes.h - rewrites inside the posenc dialect ------------*- C++ -*-===//
+
+#ifndef POSENC_DIALECT_POSENC_TRANSFORMS_PASSES_H
+#define POSENC_DIALECT_POSENC_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+
+namespace posenc {
+
+#define GEN_PASS_DECL
+#define GEN_PASS_REGISTRATION
+#include "posenc/Dialect/Posenc/Transforms/Passes.h.inc"
+
+/// Patterns that rewrite posenc.attention / posenc.rel_pos_attention (with
+/// the rope, alibi_bias and bias producers that feed them) into
+/// posenc.fused_attention. See the posenc-fuse-attention pass.
+void populatePosencFusionPatterns(mlir::RewritePatternSet &patterns);
+
+} // namespace posenc
+
+#endif // POSENC_DIALECT_POSENC_TRANSFORMS_PASSES_H

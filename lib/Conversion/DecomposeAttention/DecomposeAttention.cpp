@@ -1,0 +1,597 @@
+//===- DecomposeAttention.cpp - flash-style lowering of fused attention ---===//
+//
+// Lowers posenc.fused_attention (see its description for the math) to a
+// flash-attention loop nest on tensors:
+//
+//   scf.forall (lead dims..., query tile) {
+//     Q~ = prologue(Q tile)                    // RoPE once per query tile
+//     scf.for key tile (up to the causal diagonal) iter_args(m, l, acc) {
+//       K~ = prologue(K tile)                  // RoPE as the tile is loaded
+//       S  = scale * Q~ K~^T; S = score_mod(S); causal mask
+//       m' = max(m, rowmax S); P = exp(S - m'); a = exp(m - m')
+//       l' = a l + rowsum P; acc' = a acc + P (V [+ rel_value[r]])
+//     }
+//     out = acc / l  (0 for fully masked rows)
+//   }
+//
+// Every intermediate is a tile: nothing Sq x Sk, no rotated copy of Q or K.
+// Tiles are linalg.generic ops on tensor slices so that upstream tiling and
+// vectorization can take them further.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
+#include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/IR/PosencMath.h"
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+
+namespace posenc {
+#define GEN_PASS_DEF_POSENCDECOMPOSEATTENTIONPASS
+#include "posenc/Conversion/Passes.h.inc"
+} // namespace posenc
+
+using namespace mlir;
+using namespace posenc;
+
+namespace {
+
+using utils::IteratorType;
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
+  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
+}
+
+static Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+static SmallVector<IteratorType> iterators(int64_t numParallel,
+                                           int64_t numReduction = 0) {
+  SmallVector<IteratorType> its(numParallel, IteratorType::parallel);
+  its.append(numReduction, IteratorType::reduction);
+  return its;
+}
+
+static AffineMap mapOf(MLIRContext *ctx, int64_t numDims,
+                       ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+static Value buildGeneric(
+    OpBuilder &b, Location loc, ValueRange inputs, Value init,
+    ArrayRef<AffineMap> maps, ArrayRef<IteratorType> its,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  return linalg::GenericOp::create(b, loc, init.getType(), inputs,
+                                   ValueRange{init}, maps, its, body)
+      .getResult(0);
+}
+
+static void yieldValue(OpBuilder &b, Location loc, Value v) {
+  linalg::YieldOp::create(b, loc, ValueRange{v});
+}
+
+/// A tile-shaped tensor filled with `value`.
+static Value filledTile(OpBuilder &b, Location loc,
+                        ArrayRef<OpFoldResult> sizes, Type type,
+                        double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type);
+  return linalg::FillOp::create(b, loc, floatConst(b, loc, type, value), empty)
+      .getResult(0);
+}
+
+/// The static size of an OpFoldResult, or dynamic.
+static int64_t staticSize(OpFoldResult ofr) {
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return *c;
+  return ShapedType::kDynamic;
+}
+
+/// Extracts the 2-d tile [lead..., start : start+size, 0 : cols] of `source`
+/// as a rank-reduced tensor<size x cols>.
+static Value extractRowTile(OpBuilder &b, Location loc, Value source,
+                            ArrayRef<Value> lead, Value start, Value size) {
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+  for (Value l : lead) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  offsets.append({start, b.getIndexAttr(0)});
+  OpFoldResult cols = tensor::getMixedSize(b, loc, source, rank - 1);
+  sizes.append({size, cols});
+  auto tileType = RankedTensorType::get(
+      {staticSize(size), type.getDimSize(rank - 1)}, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, tileType, source, offsets,
+                                        sizes, strides);
+}
+
+/// The RoPE inverse-frequency table tensor<R/2 x angleType>, a compile-time
+/// constant (the verifier rejects sequence-length-dependent scalings).
+static Value buildInvFreqTable(OpBuilder &b, Location loc, RotaryAttr rope,
+                               FloatType angleType) {
+  SmallVector<double> inv = computeRopeInvFreq(
+      rope.getBaseValue(), rope.getRotaryDim(), rope.getScaling());
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(inv.size())}, angleType);
+  SmallVector<Attribute> attrs;
+  for (double v : inv)
+    attrs.push_back(b.getFloatAttr(angleType, v));
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, attrs));
+}
+
+/// The Q or K prologue on a [rows x D] tile: converts it to the compute type
+/// `c`, rotating it first when `rope` is set (posenc.rope's math, with the
+/// result rounded to the element type as posenc.rope would store it).
+static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
+                               RotaryAttr rope, Value posTile, Value invFreq,
+                               FloatType c) {
+  auto tileType = cast<RankedTensorType>(tile.getType());
+  Type elemType = tileType.getElementType();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tile);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, c);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  if (!rope)
+    return buildGeneric(b, loc, tile, init, {id, id}, iterators(2),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          yieldValue(b, loc, castFloat(b, loc, args[0], c));
+                        });
+  int64_t rotaryDim = rope.getRotaryDim();
+  int64_t half = rotaryDim / 2;
+  bool interleaved = rope.getLayout() == Layout::interleaved;
+  FloatType angleType = cast<FloatType>(
+      cast<RankedTensorType>(invFreq.getType()).getElementType());
+  double attentionFactor = rope.getEffectiveAttentionFactor();
+  return buildGeneric(
+      b, loc, ValueRange{tile, posTile}, init, {id, mapOf(ctx, 2, {0}), id},
+      iterators(2), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value row = linalg::IndexOp::create(b, loc, 0);
+        Value d = linalg::IndexOp::create(b, loc, 1);
+        Value zero = indexConst(b, loc, 0);
+        Value inRotary = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, d, indexConst(b, loc, rotaryDim));
+        Value pair, isFirst, partner;
+        if (interleaved) {
+          Value two = indexConst(b, loc, 2);
+          pair = arith::DivUIOp::create(b, loc, d, two);
+          Value odd = arith::RemUIOp::create(b, loc, d, two);
+          isFirst =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd, zero);
+          Value next = arith::AddIOp::create(b, loc, d, indexConst(b, loc, 1));
+          Value prev = arith::SubIOp::create(b, loc, d, indexConst(b, loc, 1));
+          partner = arith::SelectOp::create(b, loc, isFirst, next, prev);
+        } else {
+          Value halfC = indexConst(b, loc, half);
+          pair = arith::RemUIOp::create(b, loc, d, halfC);
+          isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, d,
+                                          halfC);
+          Value up = arith::AddIOp::create(b, loc, d, halfC);
+          Value down = arith::SubIOp::create(b, loc, d, halfC);
+          partner = arith::SelectOp::create(b, loc, isFirst, up, down);
+        }
+        pair = arith::SelectOp::create(b, loc, inRotary, pair, zero);
+        partner = arith::SelectOp::create(b, loc, inRotary, partner, d);
+        Value x = castFloat(b, loc, args[0], c);
+        Value y = castFloat(
+            b, loc,
+            tensor::ExtractOp::create(b, loc, tile, ValueRange{row, partner}), c);
+        Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
+        Value pos = arith::SIToFPOp::create(b, loc, angleType, args[1]);
+        Value theta = arith::MulFOp::create(b, loc, pos, inv);
+        Value cs = castFloat(b, loc, math::CosOp::create(b, loc, theta), c);
+        Value sn = castFloat(b, loc, math::SinOp::create(b, loc, theta), c);
+        if (attentionFactor != 1.0) {
+          Value af = floatConst(b, loc, c, attentionFactor);
+          cs = arith::MulFOp::create(b, loc, cs, af);
+          sn = arith::MulFOp::create(b, loc, sn, af);
+        }
+        Value xc = arith::MulFOp::create(b, loc, x, cs);
+        Value ys = arith::MulFOp::create(b, loc, y, sn);
+        Value firstV = arith::SubFOp::create(b, loc, xc, ys);
+        Value secondV = arith::AddFOp::create(b, loc, xc, ys);
+        Value rotated = arith::SelectOp::create(b, loc, isFirst, firstV, secondV);
+        // posenc.rope stores its result in the element type.
+        rotated = castFloat(b, loc, castFloat(b, loc, rotated, elemType), c);
+        yieldValue(b, loc, arith::SelectOp::create(b, loc, inRotary, rotated, x));
+      });
+}
+
+/// Loads a [size x D] tile of Q or K at rows [start, start+size) and applies
+/// the prologue.
+static Value loadTile(OpBuilder &b, Location loc, Value source,
+                      ArrayRef<Value> lead, Value start, Value size,
+                      RotaryAttr rope, Value positions, Value invFreq,
+                      FloatType c) {
+  Value tile = extractRowTile(b, loc, source, lead, start, size);
+  Value posTile;
+  if (rope) {
+    auto posType = cast<RankedTensorType>(positions.getType());
+    posTile = tensor::ExtractSliceOp::create(
+        b, loc,
+        RankedTensorType::get({staticSize(size)}, posType.getElementType()),
+        positions, ArrayRef<OpFoldResult>{start}, ArrayRef<OpFoldResult>{size},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  }
+  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+}
+
+struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
+  DecomposeFusedAttention(MLIRContext *ctx, int64_t queryTile,
+                          int64_t keyTile)
+      : OpRewritePattern(ctx), queryTile(queryTile), keyTile(keyTile) {}
+
+  LogicalResult matchAndRewrite(FusedAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (queryTile <= 0 || keyTile <= 0)
+      return rewriter.notifyMatchFailure(op, "tile sizes must be > 0");
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    auto qType = cast<RankedTensorType>(q.getType());
+    int64_t rank = qType.getRank();
+    int64_t n = rank - 2;
+    Type elemType = qType.getElementType();
+    FloatType c = op.getComputeType();
+    double scale = op.getScaleOrDefault();
+    bool causal = op.getCausal();
+    Value relValue = op.getRelValue();
+    int64_t maxDist = op.getMaxRelativeDistance();
+    double negInf = -std::numeric_limits<double>::infinity();
+
+    // Run-time checks of sizes the verifier could only check as compatible.
+    auto assertEq = [&](Value a, int64_t da, Value bv, int64_t db,
+                        StringRef msg) {
+      auto at = cast<RankedTensorType>(a.getType());
+      auto bt = cast<RankedTensorType>(bv.getType());
+      if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
+        return;
+      Value eq = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          tensor::DimOp::create(rewriter, loc, a, da),
+          tensor::DimOp::create(rewriter, loc, bv, db));
+      cf::AssertOp::create(rewriter, loc, eq, rewriter.getStringAttr(msg));
+    };
+    for (int64_t i = 0; i < n; ++i) {
+      if (rank >= 3 && i == n - 1)
+        continue;
+      assertEq(q, i, k, i,
+               "posenc.fused_attention: batch dim of 'key' differs from "
+               "'query'");
+      assertEq(q, i, v, i,
+               "posenc.fused_attention: batch dim of 'value' differs from "
+               "'query'");
+    }
+    assertEq(q, n + 1, k, n + 1,
+             "posenc.fused_attention: head dim D of 'key' differs from "
+             "'query'");
+    assertEq(k, n, v, n,
+             "posenc.fused_attention: sequence dim of 'value' differs from "
+             "'key'");
+    if (Value p = op.getQPositions())
+      assertEq(p, 0, q, n,
+               "posenc.fused_attention: length of 'q_positions' differs from "
+               "the sequence dim of 'query'");
+    if (Value p = op.getKPositions())
+      assertEq(p, 0, k, n,
+               "posenc.fused_attention: length of 'k_positions' differs from "
+               "the sequence dim of 'key'");
+
+    Value sq = tensor::DimOp::create(rewriter, loc, q, n);
+    Value sk = tensor::DimOp::create(rewriter, loc, k, n);
+    Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
+    Value group;
+    if (rank >= 3) {
+      Value hq = tensor::DimOp::create(rewriter, loc, q, n - 1);
+      Value hkv = tensor::DimOp::create(rewriter, loc, k, n - 1);
+      assertEq(k, n - 1, v, n - 1,
+               "posenc.fused_attention: heads of 'value' differ from 'key'");
+      group = arith::DivUIOp::create(rewriter, loc, hq, hkv);
+    }
+    Value tq = indexConst(rewriter, loc, queryTile);
+    Value tk = indexConst(rewriter, loc, keyTile);
+    Value zeroIdx = indexConst(rewriter, loc, 0);
+    Value numQTiles = arith::CeilDivUIOp::create(rewriter, loc, sq, tq);
+
+    RotaryAttr qRope = op.getQRopeAttr(), kRope = op.getKRopeAttr();
+    auto angleTypeOf = [&](RotaryAttr rope) -> FloatType {
+      return rope.getPrecision() == AnglePrecision::exact
+                 ? rewriter.getF64Type()
+                 : rewriter.getF32Type();
+    };
+    Value qInvFreq = qRope ? buildInvFreqTable(rewriter, loc, qRope,
+                                               angleTypeOf(qRope))
+                           : Value();
+    Value kInvFreq = kRope ? buildInvFreqTable(rewriter, loc, kRope,
+                                               angleTypeOf(kRope))
+                           : Value();
+
+    RankedTensorType resultType = op.getResult().getType();
+    SmallVector<OpFoldResult> resultSizes = tensor::getMixedSizes(rewriter, loc, q);
+    resultSizes.back() = tensor::getMixedSize(rewriter, loc, v, n + 1);
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultSizes, elemType);
+    if (init.getType() != resultType)
+      init = tensor::CastOp::create(rewriter, loc, resultType, init);
+
+    SmallVector<OpFoldResult> ubs(resultSizes.begin(), resultSizes.begin() + n);
+    ubs.push_back(numQTiles);
+    auto forall = scf::ForallOp::create(rewriter, loc, ubs, ValueRange{init},
+                                        std::nullopt);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(forall.getBody());
+    OpBuilder &b = rewriter;
+
+    SmallVector<Value> ivs(forall.getInductionVars());
+    SmallVector<Value> lead(ivs.begin(), ivs.begin() + n);
+    SmallVector<Value> kvLead(lead);
+    if (rank >= 3)
+      kvLead[n - 1] = arith::DivUIOp::create(b, loc, lead[n - 1], group);
+    Value qStart = arith::MulIOp::create(b, loc, ivs[n], tq);
+    Value qSize = arith::MinUIOp::create(
+        b, loc, tq, arith::SubIOp::create(b, loc, sq, qStart));
+
+    Value qTile = loadTile(b, loc, q, lead, qStart, qSize, qRope,
+                           op.getQPositions(), qInvFreq, c);
+
+    // Keys past the causal diagonal of the tile's last row are never read:
+    // the key loop stops at min(Sk, qStart + qSize + Sk - Sq), clamped at 0.
+    Value kEnd = sk;
+    if (causal) {
+      Value lastAllowed = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, qStart, qSize), shift);
+      lastAllowed = arith::MaxSIOp::create(b, loc, lastAllowed, zeroIdx);
+      kEnd = arith::MinSIOp::create(b, loc, lastAllowed, sk);
+    }
+
+    OpFoldResult dv = tensor::getMixedSize(b, loc, v, n + 1);
+    Value m0 = filledTile(b, loc, {qSize}, c, negInf);
+    Value l0 = filledTile(b, loc, {qSize}, c, 0.0);
+    Value acc0 = filledTile(b, loc, {qSize, dv}, c, 0.0);
+
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap row2 = mapOf(ctx, 2, {0});
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Block &modBlock = op.getScoreModBlock();
+    bool identityMod = op.hasIdentityScoreMod();
+
+    auto forOp = scf::ForOp::create(
+        b, loc, zeroIdx, kEnd, tk, ValueRange{m0, l0, acc0},
+        [&](OpBuilder &b, Location loc, Value kStart, ValueRange iter) {
+          Value m = iter[0], l = iter[1], acc = iter[2];
+          Value kSize = arith::MinUIOp::create(
+              b, loc, tk, arith::SubIOp::create(b, loc, kEnd, kStart));
+          Value kTile = loadTile(b, loc, k, kvLead, kStart, kSize, kRope,
+                                 op.getKPositions(), kInvFreq, c);
+          Value vTile = extractRowTile(b, loc, v, kvLead, kStart, kSize);
+
+          // S = Q~ K~^T  (loops i, j, d)
+          Value s0 = filledTile(b, loc, {qSize, kSize}, c, 0.0);
+          Value s = buildGeneric(
+              b, loc, ValueRange{qTile, kTile}, s0,
+              {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {1, 2}),
+               mapOf(ctx, 3, {0, 1})},
+              iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+                Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
+                yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+              });
+
+          // S = causal(score_mod(scale * S)), elementwise with absolute i, j.
+          s = buildGeneric(
+              b, loc, ValueRange{}, s, {id2}, iterators(2),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                Value score = arith::MulFOp::create(
+                    b, loc, a[0], floatConst(b, loc, c, scale));
+                Value i = arith::AddIOp::create(
+                    b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
+                Value j = arith::AddIOp::create(
+                    b, loc, kStart, linalg::IndexOp::create(b, loc, 1));
+                if (!identityMod) {
+                  IRMapping mapping;
+                  mapping.map(modBlock.getArgument(0), score);
+                  for (int64_t d = 0; d < n; ++d)
+                    mapping.map(modBlock.getArgument(1 + d), lead[d]);
+                  mapping.map(modBlock.getArgument(1 + n), i);
+                  mapping.map(modBlock.getArgument(2 + n), j);
+                  for (auto [idx, mod] : llvm::enumerate(op.getModOperands()))
+                    mapping.map(modBlock.getArgument(1 + rank + idx), mod);
+                  for (Operation &inner : modBlock.without_terminator())
+                    b.clone(inner, mapping);
+                  score = mapping.lookup(
+                      cast<YieldOp>(modBlock.getTerminator()).getValue());
+                }
+                if (causal) {
+                  Value limit = arith::AddIOp::create(b, loc, i, shift);
+                  Value masked = arith::CmpIOp::create(
+                      b, loc, arith::CmpIPredicate::sgt, j, limit);
+                  score = arith::SelectOp::create(
+                      b, loc, masked, floatConst(b, loc, c, negInf), score);
+                }
+                yieldValue(b, loc, score);
+              });
+
+          // A row with no unmasked entry yet has m' = -inf; subtracting 0
+          // instead keeps exp(-inf - m') = 0 rather than NaN.
+          auto safeMax = [&](OpBuilder &b, Location loc, Value mv) -> Value {
+            Value isInf = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OEQ, mv,
+                floatConst(b, loc, c, negInf));
+            return arith::SelectOp::create(b, loc, isInf,
+                                           floatConst(b, loc, c, 0.0), mv);
+          };
+          // The running statistics are updated in place (the loop's
+          // iter_args bufferize to one buffer each): tile max into a fresh
+          // vector, alpha = exp(m - m') from the old m, then m' over m.
+          Value tileMax = buildGeneric(
+              b, loc, ValueRange{s}, filledTile(b, loc, {qSize}, c, negInf),
+              {id2, row2}, iterators(1, 1),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+              });
+          Value alpha = buildGeneric(
+              b, loc, ValueRange{m, tileMax},
+              tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{qSize}, c),
+              {id1, id1, id1}, iterators(1),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
+                Value diff = arith::SubFOp::create(b, loc, a[0],
+                                                   safeMax(b, loc, mNew));
+                yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+              });
+          Value mNew = buildGeneric(
+              b, loc, ValueRange{tileMax}, m, {id1, id1}, iterators(1),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+              });
+          // P = exp(S - m'), in place of S.
+          Value p = buildGeneric(
+              b, loc, ValueRange{mNew}, s, {row2, id2}, iterators(2),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                Value diff = arith::SubFOp::create(b, loc, a[1],
+                                                   safeMax(b, loc, a[0]));
+                yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+              });
+          // l' = alpha l + rowsum P
+          Value lScaled = buildGeneric(
+              b, loc, ValueRange{alpha}, l, {id1, id1}, iterators(1),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+              });
+          Value lNew = buildGeneric(
+              b, loc, ValueRange{p}, lScaled, {id2, row2}, iterators(1, 1),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], a[1]));
+              });
+          // acc' = alpha acc + P (V [+ rel_value[r(i, j)]])  (loops i, x, j)
+          Value accScaled = buildGeneric(
+              b, loc, ValueRange{alpha}, acc, {row2, id2}, iterators(2),
+              [&](OpBuilder &b, Location loc, ValueRange a) {
+                yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+              });
+          Value accNew = buildGeneric(
+              b, loc, ValueRange{p, vTile}, accScaled,
+              {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {2, 1}),
+               mapOf(ctx, 3, {0, 1})},
+              iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+                Value val = castFloat(b, loc, a[1], c);
+                if (relValue) {
+                  Value i = arith::AddIOp::create(
+                      b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
+                  Value x = linalg::IndexOp::create(b, loc, 1);
+                  Value j = arith::AddIOp::create(
+                      b, loc, kStart, linalg::IndexOp::create(b, loc, 2));
+                  // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
+                  Value qpos = arith::AddIOp::create(b, loc, i, shift);
+                  Value dist = arith::SubIOp::create(b, loc, j, qpos);
+                  Value r = arith::MaxSIOp::create(
+                      b, loc, dist, indexConst(b, loc, -maxDist));
+                  r = arith::MinSIOp::create(b, loc, r,
+                                             indexConst(b, loc, maxDist));
+                  r = arith::AddIOp::create(b, loc, r,
+                                            indexConst(b, loc, maxDist));
+                  Value rv = tensor::ExtractOp::create(b, loc, relValue,
+                                                       ValueRange{r, x});
+                  val = arith::AddFOp::create(b, loc, val,
+                                              castFloat(b, loc, rv, c));
+                }
+                Value prod = arith::MulFOp::create(b, loc, a[0], val);
+                yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+              });
+          scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, accNew});
+        });
+
+    Value lFinal = forOp.getResult(1), accFinal = forOp.getResult(2);
+    // out = acc / l; a fully masked row (l = 0) yields zeros.
+    Value outTile = buildGeneric(
+        b, loc, ValueRange{lFinal, accFinal},
+        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{qSize, dv},
+                                elemType),
+        {row2, id2, id2}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          Value zero = floatConst(b, loc, c, 0.0);
+          Value empty = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, a[0], zero);
+          Value o = arith::DivFOp::create(b, loc, a[1], a[0]);
+          o = arith::SelectOp::create(b, loc, empty, zero, o);
+          yieldValue(b, loc, castFloat(b, loc, o, elemType));
+        });
+
+    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+    SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+    for (Value l : lead) {
+      offsets.push_back(l);
+      sizes.push_back(b.getIndexAttr(1));
+    }
+    offsets.append({qStart, b.getIndexAttr(0)});
+    sizes.append({qSize, dv});
+    tensor::ParallelInsertSliceOp::create(b, loc, outTile,
+                                          forall.getRegionIterArgs()[0],
+                                          offsets, sizes, strides);
+    rewriter.replaceOp(op, forall.getResult(0));
+    return success();
+  }
+
+  int64_t queryTile, keyTile;
+};
+
+struct PosencDecomposeAttentionPass
+    : posenc::impl::PosencDecomposeAttentionPassBase<
+          PosencDecomposeAttentionPass> {
+  using PosencDecomposeAttentionPassBase::PosencDecomposeAttentionPassBase;
+
+  void runOnOperation() override {
+    if (queryTile <= 0 || keyTile <= 0) {
+      getOperation()->emitError("posenc-decompose-attention: query-tile (")
+          << queryTile << ") and key-tile (" << keyTile << ") must be > 0";
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populateDecomposeAttentionPatterns(patterns, queryTile, keyTile);
+    // Only the fused ops are rewritten; nothing else is folded on the way.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
+      return signalPassFailure();
+    WalkResult left = getOperation()->walk([](FusedAttentionOp op) {
+      op.emitOpError("could not be decomposed");
+      return WalkResult::interrupt();
+    });
+    if (left.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void posenc::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
+                                                int64_t queryTile,
+                                                int64_t keyTile) {
+  patterns.add<DecomposeFusedAttention>(patterns.getContext(), queryTile,
+                                        keyTile);
+}

@@ -1,0 +1,274 @@
+//===- PosencFusedOps.cpp - posenc.fused_attention and #posenc.rotary -----===//
+//
+// Builders, helpers and verifiers of the fused representation. The op
+// classes themselves are defined by PosencOps.cpp's include of the generated
+// PosencOps.cpp.inc; this file only holds their out-of-line methods.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include <cmath>
+
+using namespace mlir;
+using namespace posenc;
+
+static std::string dimString(int64_t size) {
+  return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
+}
+
+static bool compatibleDims(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+//===----------------------------------------------------------------------===//
+// RotaryAttr
+//===----------------------------------------------------------------------===//
+
+double RotaryAttr::getEffectiveAttentionFactor() const {
+  if (FloatAttr f = getAttentionFactor())
+    return f.getValueAsDouble();
+  if (RopeScalingAttr scaling = getScaling())
+    return scaling.getEffectiveAttentionFactor();
+  return 1.0;
+}
+
+//===----------------------------------------------------------------------===//
+// FusedAttentionOp
+//===----------------------------------------------------------------------===//
+
+void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
+                             Type resultType, Value query, Value key,
+                             Value value, ValueRange modOperands,
+                             FloatAttr scale, bool causal) {
+  build(builder, state, resultType, query, key, value,
+        /*q_positions=*/Value(), /*k_positions=*/Value(), modOperands,
+        /*rel_value=*/Value(), /*q_rope=*/RotaryAttr(),
+        /*k_rope=*/RotaryAttr(), scale,
+        causal ? builder.getUnitAttr() : UnitAttr());
+  // Identity score_mod: (score, lead..., i, j, mods...) -> score.
+  auto queryType = cast<RankedTensorType>(query.getType());
+  Type computeType = queryType.getElementType().isF64()
+                         ? Type(builder.getF64Type())
+                         : Type(builder.getF32Type());
+  SmallVector<Type> argTypes = {computeType};
+  argTypes.append(queryType.getRank(), builder.getIndexType());
+  for (Value v : modOperands)
+    argTypes.push_back(v.getType());
+  Region *region = state.regions.front().get();
+  Block *block = new Block();
+  region->push_back(block);
+  for (Type t : argTypes)
+    block->addArgument(t, state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  YieldOp::create(builder, state.location, block->getArgument(0));
+}
+
+double FusedAttentionOp::getScaleOrDefault() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(
+                   cast<RankedTensorType>(getQuery().getType())
+                       .getShape()
+                       .back()));
+}
+
+FloatType FusedAttentionOp::getComputeType() {
+  Type elem = cast<RankedTensorType>(getQuery().getType()).getElementType();
+  if (elem.isF64())
+    return Float64Type::get(getContext());
+  return Float32Type::get(getContext());
+}
+
+int64_t FusedAttentionOp::getNumLeadDims() {
+  return cast<RankedTensorType>(getQuery().getType()).getRank() - 2;
+}
+
+int64_t FusedAttentionOp::getMaxRelativeDistance() {
+  if (!getRelValue())
+    return 0;
+  return (cast<RankedTensorType>(getRelValue().getType()).getDimSize(0) - 1) /
+         2;
+}
+
+bool FusedAttentionOp::hasIdentityScoreMod() {
+  Block &block = getScoreModBlock();
+  if (!llvm::hasSingleElement(block))
+    return false;
+  auto yield = dyn_cast<YieldOp>(&block.back());
+  return yield && yield.getValue() == block.getArgument(0);
+}
+
+/// Checks a rotary prologue: attribute and positions given together, the
+/// positions a [S] tensor matching the sequence dim, rotary_dim even and
+/// <= D, a base > 1, and no sequence-length-dependent scaling (the fused
+/// lowering computes inverse frequencies at compile time).
+static LogicalResult verifyRotary(Operation *op, StringRef which,
+                                  RotaryAttr rope, Value positions,
+                                  RankedTensorType inputType) {
+  if (!rope && !positions)
+    return success();
+  if (!rope || !positions)
+    return op->emitOpError("'")
+           << which << "_rope' and '" << which
+           << "_positions' must be given together";
+  auto posType = cast<RankedTensorType>(positions.getType());
+  int64_t rank = inputType.getRank();
+  if (posType.getRank() != 1 ||
+      !compatibleDims(posType.getDimSize(0), inputType.getDimSize(rank - 2)))
+    return op->emitOpError("'")
+           << which << "_positions' must be a tensor<S x iN> with S = "
+           << dimString(inputType.getDimSize(rank - 2)) << ", got " << posType;
+  int64_t d = inputType.getDimSize(rank - 1);
+  int64_t r = rope.getRotaryDim();
+  if (ShapedType::isDynamic(d) || r <= 0 || r % 2 != 0 || r > d)
+    return op->emitOpError("'")
+           << which << "_rope' rotary_dim (" << r
+           << ") must be even, > 0 and <= head dim (" << dimString(d) << ")";
+  double base = rope.getBaseValue();
+  if (!(base > 1.0) || !std::isfinite(base))
+    return op->emitOpError("'") << which << "_rope' base (" << base
+                                << ") must be a finite number > 1";
+  if (RopeScalingAttr scaling = rope.getScaling()) {
+    if (scaling.dependsOnSequenceLength())
+      return op->emitOpError("'")
+             << which << "_rope' scaling '"
+             << stringifyRopeScalingKind(scaling.getKind())
+             << "' depends on the sequence length and is not supported in "
+                "fused attention";
+    RopeScalingKind kind = scaling.getKind();
+    if ((kind == RopeScalingKind::ntk) && r <= 2)
+      return op->emitOpError("'")
+             << which << "_rope' scaling 'ntk' needs rotary_dim > 2, got "
+             << r;
+  }
+  if (FloatAttr f = rope.getAttentionFactor())
+    if (!(f.getValueAsDouble() > 0.0) || !std::isfinite(f.getValueAsDouble()))
+      return op->emitOpError("'")
+             << which << "_rope' attention_factor must be a finite number > 0";
+  return success();
+}
+
+LogicalResult FusedAttentionOp::verify() {
+  auto qt = cast<RankedTensorType>(getQuery().getType());
+  auto kt = cast<RankedTensorType>(getKey().getType());
+  auto vt = cast<RankedTensorType>(getValue().getType());
+  RankedTensorType rt = getResult().getType();
+  int64_t rank = qt.getRank();
+  if (rank < 2)
+    return emitOpError("'query' must have rank >= 2, got rank ") << rank;
+  if (kt.getRank() != rank || vt.getRank() != rank)
+    return emitOpError("'key' and 'value' must have the rank of 'query' (")
+           << rank << "), got " << kt.getRank() << " and " << vt.getRank();
+  if (kt.getElementType() != qt.getElementType() ||
+      vt.getElementType() != qt.getElementType())
+    return emitOpError("'key' and 'value' must have the element type of "
+                       "'query' (")
+           << qt.getElementType() << "), got " << kt.getElementType()
+           << " and " << vt.getElementType();
+  int64_t numLead = rank - 2;
+  int64_t headDim = rank >= 3 ? rank - 3 : -1;
+  for (int64_t i = 0; i < numLead; ++i) {
+    if (i == headDim)
+      continue;
+    if (!compatibleDims(qt.getDimSize(i), kt.getDimSize(i)) ||
+        !compatibleDims(qt.getDimSize(i), vt.getDimSize(i)))
+      return emitOpError("batch dim ")
+             << i << " differs: 'query' has " << dimString(qt.getDimSize(i))
+             << ", 'key' " << dimString(kt.getDimSize(i)) << ", 'value' "
+             << dimString(vt.getDimSize(i));
+  }
+  if (headDim >= 0) {
+    int64_t hq = qt.getDimSize(headDim), hk = kt.getDimSize(headDim),
+            hv = vt.getDimSize(headDim);
+    if (!compatibleDims(hk, hv))
+      return emitOpError("'value' heads (")
+             << dimString(hv) << ") must equal 'key' heads (" << dimString(hk)
+             << ")";
+    if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
+        (hk <= 0 || hq % hk != 0))
+      return emitOpError("query heads (")
+             << hq << ") must be a multiple of key/value heads (" << hk
+             << ")";
+  }
+  if (!compatibleDims(qt.getDimSize(rank - 1), kt.getDimSize(rank - 1)))
+    return emitOpError("head dim D of 'key' (")
+           << dimString(kt.getDimSize(rank - 1))
+           << ") must equal that of 'query' ("
+           << dimString(qt.getDimSize(rank - 1)) << ")";
+  if (!compatibleDims(kt.getDimSize(rank - 2), vt.getDimSize(rank - 2)))
+    return emitOpError("sequence dim Sk of 'value' (")
+           << dimString(vt.getDimSize(rank - 2))
+           << ") must equal that of 'key' ("
+           << dimString(kt.getDimSize(rank - 2)) << ")";
+  SmallVector<int64_t> expected(qt.getShape());
+  expected.back() = vt.getShape().back();
+  if (rt.getElementType() != qt.getElementType() || rt.getRank() != rank ||
+      !llvm::all_of(llvm::seq<int64_t>(0, rank), [&](int64_t i) {
+        return compatibleDims(rt.getDimSize(i), expected[i]);
+      }))
+    return emitOpError("result type ")
+           << rt << " does not match the expected "
+           << RankedTensorType::get(expected, qt.getElementType())
+           << " ([..., Sq, Dv] of 'query' and 'value')";
+  if (std::optional<APFloat> s = getScale()) {
+    if (!std::isfinite(s->convertToDouble()))
+      return emitOpError("scale must be finite");
+  } else if (ShapedType::isDynamic(qt.getShape().back()) ||
+             qt.getShape().back() <= 0) {
+    return emitOpError("the default scale 1/sqrt(D) needs a static head dim "
+                       "D > 0 of 'query' (set 'scale' explicitly)");
+  }
+  if (failed(verifyRotary(*this, "q", getQRopeAttr(), getQPositions(), qt)) ||
+      failed(verifyRotary(*this, "k", getKRopeAttr(), getKPositions(), kt)))
+    return failure();
+  if (Value relValue = getRelValue()) {
+    auto rv = cast<RankedTensorType>(relValue.getType());
+    if (rv.getRank() != 2 || ShapedType::isDynamic(rv.getDimSize(0)) ||
+        rv.getDimSize(0) % 2 != 1 ||
+        !compatibleDims(rv.getDimSize(1), vt.getShape().back()))
+      return emitOpError("'rel_value' must be a tensor<(2K+1) x Dv> with a "
+                         "static odd dim 0 and Dv = ")
+             << dimString(vt.getShape().back()) << ", got " << rv;
+    if (rv.getElementType() != qt.getElementType())
+      return emitOpError("'rel_value' must have the element type of 'query' (")
+             << qt.getElementType() << "), got " << rv.getElementType();
+  }
+  return success();
+}
+
+LogicalResult FusedAttentionOp::verifyRegions() {
+  Block &block = getScoreModBlock();
+  int64_t rank = cast<RankedTensorType>(getQuery().getType()).getRank();
+  FloatType computeType = getComputeType();
+  size_t expectedArgs = 1 + rank + getModOperands().size();
+  if (block.getNumArguments() != expectedArgs)
+    return emitOpError("score_mod must have ")
+           << expectedArgs << " arguments (score, " << rank
+           << " indices, " << getModOperands().size()
+           << " mod operands), got " << block.getNumArguments();
+  if (block.getArgument(0).getType() != computeType)
+    return emitOpError("score_mod argument 0 (the score) must be ")
+           << computeType << ", got " << block.getArgument(0).getType();
+  for (int64_t i = 0; i < rank; ++i)
+    if (!block.getArgument(1 + i).getType().isIndex())
+      return emitOpError("score_mod argument ")
+             << 1 + i << " must be index, got "
+             << block.getArgument(1 + i).getType();
+  for (auto [idx, v] : llvm::enumerate(getModOperands()))
+    if (block.getArgument(1 + rank + idx).getType() != v.getType())
+      return emitOpError("score_mod argument ")
+             << 1 + rank + idx << " must have the type of mod operand " << idx
+             << " (" << v.getType() << "), got "
+             << block.getArgument(1 + rank + idx).getType();
+  auto yield = block.empty() ? YieldOp() : dyn_cast<YieldOp>(&block.back());
+  if (!yield)
+    return emitOpError("score_mod must end with posenc.yield");
+  if (yield.getValue().getType() != computeType)
+    return emitOpError("score_mod must yield ")
+           << computeType << ", got " << yield.getValue().getType();
+  return success();
+}
