@@ -1,0 +1,19 @@
+// The CPU pipeline's options: the fused path is the default, its tile sizes
+// reach --posenc-decompose-attention, and reference=true selects the
+// materializing lowering alone.
+// RUN: posenc-opt %s --posenc-cpu-pipeline --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUSED
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-query-tile=8 attention-key-tile=16" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILES
+// RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REF
+
+// FUSED: posenc-fuse-attention
+// FUSED: posenc-decompose-attention{key-tile=64 query-tile=32}
+// FUSED: posenc-to-linalg
+
+// TILES: posenc-decompose-attention{key-tile=16 query-tile=8}
+
+// REF-NOT: posenc-fuse-attention
+// REF-NOT: posenc-decompose-attention
+// REF: posenc-to-linalg
+func.func @empty() {
+  return
+}
