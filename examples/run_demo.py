@@ -77,8 +77,10 @@ def run_example(build, path, args, arg_types, result_shape, expected):
         sys.exit(f"posenc-opt failed on {path}:\n{opt.stderr}")
     run = subprocess.run([os.path.join(LLVM_BIN, "mlir-runner"), "-e", "main",
                           "-entry-point-result=void",
-                          "-shared-libs=" + os.path.join(LLVM_LIB, "libmlir_runner_utils.so")
-                          + "," + os.path.join(LLVM_LIB, "libmlir_c_runner_utils.so")],
+                          # libomp: the fused attention runs its tiles in parallel.
+                          "-shared-libs=" + ",".join(os.path.join(LLVM_LIB, lib) for lib in (
+                              "libmlir_runner_utils.so", "libmlir_c_runner_utils.so",
+                              "libomp.so"))],
                          input=opt.stdout, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"mlir-runner failed on {path}:\n{run.stderr}")

@@ -37,6 +37,9 @@ config.substitutions.append(
 config.substitutions.append(
     ("%mlir_c_runner_utils", os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so")))
 
+# The OpenMP runtime the fused CPU path's parallel tile loop calls.
+config.substitutions.append(("%libomp", os.path.join(config.llvm_lib_dir, "libomp.so")))
+
 tools = ["posenc-opt", "mlir-runner", "mlir-opt", "FileCheck", "not"]
 llvm_config.add_tool_substitutions(
     tools, [config.posenc_tools_dir, config.llvm_tools_dir])

@@ -37,6 +37,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -490,6 +491,33 @@ PosencJit posencJitCreate(PosencModule module, int optLevel,
       librariesExportThroughInit = true;
     libraries.push_back(library);
     libraryPaths.push_back(path);
+  }
+  // Code from the OpenMP lowering (the fused path's parallel tile loop)
+  // calls the OpenMP runtime (__kmpc_*), which the translation to LLVM IR
+  // introduces: load libomp from the LLVM library directory unless the
+  // caller passed an OpenMP runtime already.
+  bool usesOpenMP = false;
+  storage.module->walk([&](Operation *op) {
+    if (op->getDialect() && op->getDialect()->getNamespace() == "omp") {
+      usesOpenMP = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  bool hasOpenMPRuntime = llvm::any_of(libraryPaths, [](const std::string &p) {
+    return llvm::sys::path::filename(p).contains("omp");
+  });
+  if (usesOpenMP && !hasOpenMPRuntime) {
+    llvm::SmallString<256> path(POSENC_RUNTIME_LIBRARY_DIR);
+    llvm::sys::path::append(path, "libomp.so");
+    std::string loadError;
+    auto library = llvm::sys::DynamicLibrary::getPermanentLibrary(
+        path.c_str(), &loadError);
+    if (!library.isValid())
+      return fail("the program uses OpenMP but the runtime '" + path +
+                  "' cannot be loaded: " + loadError);
+    libraries.push_back(library);
+    libraryPaths.push_back(std::string(path));
   }
   std::string reason;
   if (!librariesExportThroughInit &&

@@ -1,9 +1,11 @@
 //===- NVVMPipeline.cpp - posenc to NVVM (NVIDIA GPU) pipeline ------------===//
 //
-// The reference GPU lowering: posenc -> linalg (the same reference lowering
-// as the CPU pipeline) -> buffers -> parallel loops -> one GPU thread per
-// iteration of each parallel loop nest -> outlined kernels -> NVVM -> PTX /
-// cubin in a gpu.binary, with host code calling the mgpu* runtime.
+// posenc -> (attention: posenc.fused_attention, decomposed flash-style as on
+// the CPU) -> linalg (the CPU's reference lowering for everything else) ->
+// buffers -> attention: one thread block per (lead dims, query tile) by
+// posenc-gpu-map-attention; other parallel loop nests: one GPU thread per
+// iteration -> outlined kernels -> NVVM -> PTX / cubin in a gpu.binary, with
+// host code calling the mgpu* runtime.
 //
 // Three small preparation passes live here because no upstream pass does what
 // the pipeline needs:
@@ -24,8 +26,10 @@
 
 #include "posenc/Pipelines/NVVMPipeline.h"
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
@@ -35,13 +39,16 @@
 #include "mlir/Dialect/GPU/Transforms/ParallelLoopMapper.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/OptimizeForNVVM.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -87,6 +94,56 @@ static bool hasCUDATool(StringRef toolkit, StringRef tool) {
       return true;
   }
   return static_cast<bool>(llvm::sys::findProgramByName(tool));
+}
+
+//===----------------------------------------------------------------------===//
+// posenc-gpu-fuse-elementwise
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Upstream's linalg-fuse-elementwise-ops (producer into consumer, single-use
+/// producers), except into the tile ops of a decomposed attention (inside an
+/// scf.forall): fusing the K prologue (RoPE, conversion) into the Q.K^T
+/// contraction would recompute it for every query row from global memory,
+/// where posenc-gpu-map-attention computes a K tile once into shared memory.
+struct PosencGpuFuseElementwisePass
+    : public PassWrapper<PosencGpuFuseElementwisePass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PosencGpuFuseElementwisePass)
+
+  StringRef getArgument() const override {
+    return "posenc-gpu-fuse-elementwise";
+  }
+  StringRef getDescription() const override {
+    return "Fuse elementwise linalg ops as linalg-fuse-elementwise-ops does, "
+           "except inside the tiles of a decomposed attention (scf.forall)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<affine::AffineDialect, linalg::LinalgDialect>();
+  }
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    linalg::ControlFusionFn control = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() &&
+             !fused->getOwner()->getParentOfType<scf::ForallOp>();
+    };
+    RewritePatternSet patterns(ctx);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
+        patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, control);
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns), config);
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> posenc::createPosencGpuFuseElementwisePass() {
+  return std::make_unique<PosencGpuFuseElementwisePass>();
 }
 
 //===----------------------------------------------------------------------===//
@@ -406,6 +463,12 @@ diagnoseOptions(const posenc::PosencNVVMPipelineOptions &options,
   else if (options.blockSize < 1 || options.blockSize > 1024)
     os << "block-size (" << static_cast<int64_t>(options.blockSize)
        << ") must be in [1, 1024]";
+  else if (options.queryTile < 1 || options.queryTile > 1024)
+    os << "query-tile (" << static_cast<int64_t>(options.queryTile)
+       << ") must be in [1, 1024] (it is the attention kernel's block size)";
+  else if (options.keyTile < 1)
+    os << "key-tile (" << static_cast<int64_t>(options.keyTile)
+       << ") must be >= 1";
   else if (options.optLevel < 0 || options.optLevel > 3)
     os << "opt-level (" << static_cast<int>(options.optLevel)
        << ") must be in [0, 3]";
@@ -448,11 +511,25 @@ void posenc::buildPosencToNVVMPipeline(
     return;
   }
 
-  // Tensor level: exactly the CPU pipeline's reference lowering.
+  // Tensor level: the CPU pipeline's passes. Attention (with the encodings
+  // it absorbs) as posenc.fused_attention, decomposed flash-style into a
+  // forall over (lead dims, query tile); everything else the reference
+  // lowering and elementwise fusion, which on the fused path stays outside
+  // the attention tiles.
+  if (options.fused) {
+    pm.addPass(createPosencFuseAttentionPass());
+    PosencDecomposeAttentionPassOptions decomposeOptions;
+    decomposeOptions.queryTile = options.queryTile;
+    decomposeOptions.keyTile = options.keyTile;
+    pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
+  }
   pm.addPass(createPosencToLinalgPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  if (options.fused)
+    pm.addPass(createPosencGpuFuseElementwisePass());
+  else
+    pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCSEPass());
 
   // Buffers, before the mapping: identity-layout memrefs at function
@@ -466,6 +543,14 @@ void posenc::buildPosencToNVVMPipeline(
   bufferization::BufferDeallocationPipelineOptions deallocOptions;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
   pm.addPass(createConvertBufferizationToMemRefPass());
+
+  // Fused attention onto the GPU: each forall becomes a gpu.launch, one block
+  // per (lead dims, query tile), one thread per query row.
+  if (options.fused) {
+    PosencGpuMapAttentionPassOptions mapOptions;
+    mapOptions.blockSize = options.queryTile;
+    pm.addPass(createPosencGpuMapAttentionPass(mapOptions));
+  }
 
   // Loops onto the GPU: one thread per iteration of each parallel loop nest.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -520,6 +605,7 @@ void posenc::buildPosencToNVVMPipeline(
 }
 
 void posenc::registerPosencNVVMPipeline() {
+  PassRegistration<PosencGpuFuseElementwisePass>();
   PassRegistration<PosencGpuCopyConstantsPass>();
   PassRegistration<PosencGpuMapParallelLoopsPass>();
   PassRegistration<PosencGpuManagedAllocsPass>();

@@ -28,7 +28,12 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     PosencDecomposeAttentionPassOptions decomposeOptions;
     decomposeOptions.queryTile = options.attentionQueryTile;
     decomposeOptions.keyTile = options.attentionKeyTile;
+    decomposeOptions.vectorLayout = true;
     pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
+    // Register tiles and vectors for the tile ops, before the elementwise
+    // fusion below could merge a prologue into a contraction.
+    pm.addNestedPass<func::FuncOp>(createPosencVectorizeAttentionTilesPass());
+    pm.addPass(createCanonicalizerPass());
   }
   pm.addPass(createPosencToLinalgPass());
   // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
@@ -50,21 +55,39 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   // Copies bufferization inserts (e.g. for a returned argument or constant).
   pm.addPass(createConvertBufferizationToMemRefPass());
 
-  // scf.forall (the fused path's parallel loops) -> scf.parallel, which
-  // scf-to-cf lowers to sequential loops.
+  // scf.forall (the fused path's (lead dims, query tile) loops) ->
+  // scf.parallel -> omp.parallel + omp.wsloop: the OpenMP runtime (libomp,
+  // OMP_NUM_THREADS threads) runs the tiles. The loops linalg-to-loops makes
+  // are scf.for and stay sequential inside a tile.
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  // The fused path's vectors: accumulators hoisted into registers,
+  // contractions to FMAs, exp/sin/cos as polynomials.
+  pm.addNestedPass<func::FuncOp>(createPosencLowerAttentionVectorsPass());
+  pm.addPass(createCanonicalizerPass());
+  // n-D transfers to 1-D vector loads/stores (unrolled).
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVMOptions;
+  vectorToLLVMOptions.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  vectorToLLVMOptions.vectorTransposeLowering =
+      vector::VectorTransposeLowering::Shuffle16x16;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVMOptions));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }

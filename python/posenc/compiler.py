@@ -236,7 +236,9 @@ class _Library:
 
     def default_shared_libs(self):
         runtime_dir = self.runtime_dir().decode("utf-8")
-        names = ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so"]
+        # libomp: the fused path runs its tile loop with the OpenMP runtime
+        # (threads from OMP_NUM_THREADS).
+        names = ["libmlir_c_runner_utils.so", "libmlir_runner_utils.so", "libomp.so"]
         paths = [os.path.join(runtime_dir, name) for name in names]
         return [path for path in paths if os.path.isfile(path)]
 
@@ -569,7 +571,8 @@ def compile(ir, entry=None, target="cpu", pipeline=None, *, opt_level=2,
       memrefs.
     opt_level: LLVM optimization level, 0-3.
     shared_libs: libraries the JIT resolves symbols in, default MLIR's
-      runner utils (libmlir_c_runner_utils.so, libmlir_runner_utils.so).
+      runner utils (libmlir_c_runner_utils.so, libmlir_runner_utils.so) and
+      the OpenMP runtime (libomp.so) from the LLVM library directory.
 
     Raises PosencError with MLIR's diagnostics when parsing, lowering or
     JIT compilation fails, or when the signature has a type that cannot be

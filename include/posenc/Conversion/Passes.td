@@ -55,7 +55,10 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     Option<"queryTile", "query-tile", "int64_t", /*default=*/"32",
            "Rows of Q per tile (a parallel iteration)">,
     Option<"keyTile", "key-tile", "int64_t", /*default=*/"64",
-           "Rows of K/V per tile (an iteration of the online softmax)">
+           "Rows of K/V per tile (an iteration of the online softmax)">,
+    Option<"vectorLayout", "vector-layout", "bool", /*default=*/"false",
+           "CPU vector layout: static zero-padded tiles, transposed scores "
+           "and register-tile marks for --posenc-vectorize-attention-tiles">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -64,6 +67,99 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def PosencVectorizeAttentionTilesPass
+    : Pass<"posenc-vectorize-attention-tiles", "::mlir::func::FuncOp"> {
+  let summary = "Register-tile and vectorize the marked attention tile ops";
+  let description = [{
+    Runs on tensors after `--posenc-decompose-attention="vector-layout=1"`.
+    Every linalg op carrying `posenc.vector_tile = array<i64: ...>` is tiled
+    with those sizes (`scf.for`, 0 = untiled; e.g. `[8, 32, 1]` for a
+    contraction: an 8 x 32 accumulator in registers, one reduction step per
+    iteration) and each static tile is vectorized with upstream
+    `linalg::vectorize`; multiply-add reductions become `vector.contract`.
+    Ops that cannot be vectorized (dynamic head dims) stay linalg and are
+    lowered to loops later.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def PosencLowerAttentionVectorsPass
+    : Pass<"posenc-lower-attention-vectors", "::mlir::func::FuncOp"> {
+  let summary = "Hoist and lower the attention tiles' vector ops for the CPU";
+  let description = [{
+    Runs after bufferization. Hoists accumulator transfers out of the
+    register-tile reduction loops (the accumulator then stays in registers),
+    lowers `vector.contract` to outer products (FMAs with a broadcast
+    operand), `vector.multi_reduction` to elementwise ops across lanes,
+    transposed transfers to transposes, and `math.exp`/`sin`/`cos` on f32
+    vectors to the upstream polynomial approximations (scalar math, e.g. of
+    the reference lowering, keeps libm).
+    Runs after `--convert-scf-to-openmp`, whose per-iteration
+    `memref.alloca_scope` it inlines when nothing in it allocates on the
+    stack (SCF-to-CF would otherwise split the scope's single block).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def PosencGpuMapAttentionPass
+    : Pass<"posenc-gpu-map-attention", "::mlir::ModuleOp"> {
+  let summary = "Map the flash-attention loop nest onto GPU blocks and threads";
+  let description = [{
+    Runs on the bufferized output of `--posenc-decompose-attention` (memrefs,
+    after the deallocation pipeline). Each `scf.forall` over (lead dims, query
+    tile) of a host function becomes one `gpu.launch`: one thread block per
+    (batch, head, query tile), the last forall dimension on `blockIdx.x`, the
+    one before on `blockIdx.y`, the others linearized on `blockIdx.z`.
+
+    Inside the block, each tile op (linalg, after its conversion to parallel
+    loops) is mapped to the `block-size` threads: when its first parallel
+    dimension is bounded by the block size (the rows of a query or key tile),
+    thread `t` runs row `t` with the other dimensions sequential; otherwise
+    (the staging copies) the iteration space is linearized and strided over
+    the threads, neighbouring threads on neighbouring elements. A
+    `gpu.barrier` follows every mapped op that touches shared memory.
+
+    Tile buffers get static sizes (the tile sizes bound the partial last
+    tiles) and an address space: a buffer that every thread only ever indexes
+    at its own row (the query tile, the score row, the running max and sum,
+    the accumulator) becomes a `private` attribution of that row alone; the
+    others (the key tile, the value tile, which is staged here by a copy
+    before the P.V contraction reads it) become `workgroup` attributions.
+    Nothing of size Sq x Sk exists.
+
+    With `emulate-on-cpu`, the forall stays, the buffers keep their rows and
+    host address space, and every mapped op becomes a sequential loop over
+    the thread ids: the same mapping (row guards, strides, static tile
+    bounds, staging) runs on the CPU for testing.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"64",
+           "Threads per block (at least the query tile for one row per "
+           "thread)">,
+    Option<"emulateOnCPU", "emulate-on-cpu", "bool", /*default=*/"false",
+           "Keep the mapped loops on the host (sequential thread loops) "
+           "instead of making gpu.launch ops">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

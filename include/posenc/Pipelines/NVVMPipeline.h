@@ -1,14 +1,17 @@
 //===- NVVMPipeline.h - posenc to NVVM (NVIDIA GPU) pipeline ----*- C++ -*-===//
 //
-// The GPU twin of the CPU pipeline: the same posenc programs, lowered through
-// the reference linalg lowering to parallel loops, mapped onto the GPU (one
-// thread per output element), outlined into kernels and compiled for NVIDIA
-// GPUs (PTX, cubin or fatbin embedded in a `gpu.binary`), with host code in
-// the LLVM dialect that launches them through the `mgpu*` runtime entry points
-// (lib/Runtime/CUDA, libposenc_cuda_runtime.so).
+// The GPU twin of the CPU pipeline: the same posenc programs, compiled for
+// NVIDIA GPUs (PTX, cubin or fatbin embedded in a `gpu.binary`), with host code
+// in the LLVM dialect that launches them through the `mgpu*` runtime entry
+// points (lib/Runtime/CUDA, libposenc_cuda_runtime.so).
 //
-// This is the reference GPU lowering, not the fused flash-attention kernel:
-// no shared-memory staging, no tensor cores (see docs/gpu.md).
+// Attention takes the CPU's fused path (posenc.fused_attention, decomposed
+// flash-style) and runs as one kernel per attention: one thread block per
+// (batch, head, query tile), K/V tiles in shared memory, the online-softmax
+// state of a query row in the private memory of its thread
+// (posenc-gpu-map-attention). The standalone ops and, with `fused=false`,
+// attention itself go through the reference lowering, one thread per output
+// element. No tensor cores yet (see docs/gpu.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +60,22 @@ struct PosencNVVMPipelineOptions
       *this, "block-size",
       llvm::cl::desc("Threads per block of the elementwise kernels"),
       llvm::cl::init(256)};
+  Option<bool> fused{
+      *this, "fused",
+      llvm::cl::desc("Attention as one flash-attention kernel (fuse, "
+                     "decompose, map tiles to blocks and threads); false: "
+                     "the reference lowering's kernels, which materialize "
+                     "the Sq x Sk scores"),
+      llvm::cl::init(true)};
+  Option<int64_t> queryTile{
+      *this, "query-tile",
+      llvm::cl::desc("Fused attention: query rows per thread block, one per "
+                     "thread (the block size of the attention kernel)"),
+      llvm::cl::init(64)};
+  Option<int64_t> keyTile{
+      *this, "key-tile",
+      llvm::cl::desc("Fused attention: key/value rows per shared-memory tile"),
+      llvm::cl::init(32)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to host code in the LLVM
@@ -78,9 +97,15 @@ void buildPosencToNVVMPipeline(mlir::OpPassManager &pm,
 std::string findCUDAToolkitPath();
 
 /// Registers `--posenc-to-nvvm` and the GPU preparation passes it is made of
-/// (`--posenc-gpu-copy-constants`, `--posenc-gpu-map-parallel-loops`,
+/// (`--posenc-gpu-fuse-elementwise`, `--posenc-gpu-copy-constants`,
+/// `--posenc-gpu-map-parallel-loops`,
 /// `--posenc-gpu-managed-allocs`) with the global registry.
 void registerPosencNVVMPipeline();
+
+/// linalg-fuse-elementwise-ops, except into the tile ops of a decomposed
+/// attention (inside an scf.forall), whose K prologue must stay a separate
+/// tile op for the GPU mapping.
+std::unique_ptr<mlir::Pass> createPosencGpuFuseElementwisePass();
 
 /// In host functions, replaces each `memref.get_global` of a constant global
 /// by a fresh `memref.alloc` holding a copy, so that the later switch to

@@ -25,8 +25,10 @@ struct PosencCPUPipelineOptions
       llvm::cl::init(false)};
   Option<int64_t> attentionQueryTile{
       *this, "attention-query-tile",
-      llvm::cl::desc("Fused path: query rows per attention tile"),
-      llvm::cl::init(32)};
+      llvm::cl::desc("Fused path: query rows per attention tile (64: "
+                     "fastest of 32/64/128 measured on the AVX-512 host, "
+                     "docs/bench-cpu.md)"),
+      llvm::cl::init(64)};
   Option<int64_t> attentionKeyTile{
       *this, "attention-key-tile",
       llvm::cl::desc("Fused path: key/value rows per attention tile"),

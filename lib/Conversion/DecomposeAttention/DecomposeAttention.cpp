@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -124,9 +125,10 @@ static Value extractRowTile(OpBuilder &b, Location loc, Value source,
   }
   offsets.append({start, b.getIndexAttr(0)});
   OpFoldResult cols = tensor::getMixedSize(b, loc, source, rank - 1);
-  sizes.append({size, cols});
+  OpFoldResult rows = getAsOpFoldResult(size);
+  sizes.append({rows, cols});
   auto tileType = RankedTensorType::get(
-      {staticSize(size), type.getDimSize(rank - 1)}, type.getElementType());
+      {staticSize(rows), type.getDimSize(rank - 1)}, type.getElementType());
   return tensor::ExtractSliceOp::create(b, loc, tileType, source, offsets,
                                         sizes, strides);
 }
@@ -144,6 +146,113 @@ static Value buildInvFreqTable(OpBuilder &b, Location loc, RotaryAttr rope,
     attrs.push_back(b.getFloatAttr(angleType, v));
   return arith::ConstantOp::create(b, loc, type,
                                    DenseElementsAttr::get(type, attrs));
+}
+
+/// The attribute by which the CPU vector layout asks
+/// --posenc-vectorize-attention-tiles to register-tile an op (one size per
+/// loop, 0 = untiled) and vectorize it.
+static constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
+
+static void markVectorTile(Value result, ArrayRef<int64_t> sizes) {
+  if (Operation *op = result.getDefiningOp())
+    op->setAttr(kVectorTileAttr,
+                DenseI64ArrayAttr::get(op->getContext(), sizes));
+}
+
+/// The largest divisor of `n` that is at most `bound` (1 when `n` is
+/// dynamic): register tiles must divide the static tile so that every
+/// register tile is static and vectorizes.
+static int64_t divisorAtMost(int64_t n, int64_t bound) {
+  if (ShapedType::isDynamic(n))
+    return 1;
+  for (int64_t d = std::min(n, bound); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// RoPE in `half` layout on a [rows x D] tile as one generic over
+/// [rows x R/2] pairs (x_p, x_{p+R/2}): contiguous slices instead of the
+/// partner gather of the generic form, and cos/sin once per pair. Same math
+/// and roundings as applyRotaryToTile.
+static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
+                                     RotaryAttr rope, Value posTile,
+                                     Value invFreq, FloatType c) {
+  auto tileType = cast<RankedTensorType>(tile.getType());
+  Type elemType = tileType.getElementType();
+  MLIRContext *ctx = b.getContext();
+  int64_t half = rope.getRotaryDim() / 2;
+  FloatType angleType = cast<FloatType>(
+      cast<RankedTensorType>(invFreq.getType()).getElementType());
+  double attentionFactor = rope.getEffectiveAttentionFactor();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tile);
+  Value out = tensor::EmptyOp::create(b, loc, sizes, c);
+  OpFoldResult rows = sizes[0];
+  auto slice = [&](Value source, int64_t col, OpFoldResult width) -> Value {
+    SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(col)};
+    SmallVector<OpFoldResult> szs = {rows, width};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(b, loc, source, offs, szs, strides);
+  };
+  auto insert = [&](Value part, Value into, int64_t col) -> Value {
+    SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(col)};
+    SmallVector<OpFoldResult> szs = tensor::getMixedSizes(b, loc, part);
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(b, loc, part, into, offs, szs,
+                                         strides);
+  };
+  OpFoldResult h = b.getIndexAttr(half);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  Value out1 = slice(out, 0, h), out2 = slice(out, half, h);
+  auto rotated = linalg::GenericOp::create(
+      b, loc, TypeRange{out1.getType(), out2.getType()},
+      ValueRange{slice(tile, 0, h), slice(tile, half, h), posTile, invFreq},
+      ValueRange{out1, out2},
+      ArrayRef<AffineMap>{id, id, mapOf(ctx, 2, {0}), mapOf(ctx, 2, {1}), id,
+                          id},
+      iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value pos = arith::SIToFPOp::create(b, loc, angleType, a[2]);
+        Value theta = arith::MulFOp::create(b, loc, pos, a[3]);
+        Value cs = castFloat(b, loc, math::CosOp::create(b, loc, theta), c);
+        Value sn = castFloat(b, loc, math::SinOp::create(b, loc, theta), c);
+        if (attentionFactor != 1.0) {
+          Value af = floatConst(b, loc, c, attentionFactor);
+          cs = arith::MulFOp::create(b, loc, cs, af);
+          sn = arith::MulFOp::create(b, loc, sn, af);
+        }
+        Value x = castFloat(b, loc, a[0], c), y = castFloat(b, loc, a[1], c);
+        Value first = arith::SubFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, x, cs),
+            arith::MulFOp::create(b, loc, y, sn));
+        Value second = arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, y, cs),
+            arith::MulFOp::create(b, loc, x, sn));
+        // posenc.rope stores its result in the element type.
+        first = castFloat(b, loc, castFloat(b, loc, first, elemType), c);
+        second = castFloat(b, loc, castFloat(b, loc, second, elemType), c);
+        linalg::YieldOp::create(b, loc, ValueRange{first, second});
+      });
+  markVectorTile(rotated.getResult(0), {1, 0});
+  out = insert(rotated.getResult(0), out, 0);
+  out = insert(rotated.getResult(1), out, half);
+  int64_t d = tileType.getDimSize(1);
+  if (ShapedType::isDynamic(d) || d > 2 * half) {
+    // Dimensions past rotary_dim pass through (converted to `c`).
+    Value rest = slice(tile, 2 * half,
+                       b.createOrFold<arith::SubIOp>(
+                           loc, tensor::DimOp::create(b, loc, tile, 1),
+                           indexConst(b, loc, 2 * half)));
+    Value restOut = slice(out, 2 * half,
+                          tensor::getMixedSize(b, loc, rest, 1));
+    Value copied = buildGeneric(
+        b, loc, rest, restOut, {id, id}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          yieldValue(b, loc, castFloat(b, loc, a[0], c));
+        });
+    markVectorTile(copied, {1, 0});
+    out = insert(copied, out, 2 * half);
+  }
+  return out;
 }
 
 /// The Q or K prologue on a [rows x D] tile: converts it to the compute type
@@ -242,10 +351,44 @@ static Value loadTile(OpBuilder &b, Location loc, Value source,
   return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
 }
 
+/// Pads the rows of a [size x cols] tile with zeros to `rows` (static).
+static Value padRows(OpBuilder &b, Location loc, Value tile, int64_t rows) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = rows;
+  SmallVector<Value> dynDims;
+  for (int64_t d = 1; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynDims.push_back(tensor::DimOp::create(b, loc, tile, d));
+  Type elem = type.getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+  return tensor::createPadHighOp(RankedTensorType::get(shape, elem), tile,
+                                 zero, /*nofold=*/false, loc, b, dynDims);
+}
+
+/// The Q/K prologue of the CPU vector layout on a [rows x D] tile with static
+/// rows: nothing for an f32 tile without RoPE, the slice form of RoPE for
+/// `half`, the generic (gathering) form for `interleaved`; every op marked
+/// for vectorization.
+static Value vectorPrologue(OpBuilder &b, Location loc, Value tile,
+                            RotaryAttr rope, Value posTile, Value invFreq,
+                            FloatType c) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  if (!rope && type.getElementType() == c)
+    return tile;
+  if (rope && rope.getLayout() == Layout::half)
+    return applyHalfRotaryBySlices(b, loc, tile, rope, posTile, invFreq, c);
+  Value result =
+      applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+  markVectorTile(result, {1, 0});
+  return result;
+}
+
 struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
   DecomposeFusedAttention(MLIRContext *ctx, int64_t queryTile,
-                          int64_t keyTile)
-      : OpRewritePattern(ctx), queryTile(queryTile), keyTile(keyTile) {}
+                          int64_t keyTile, bool vectorLayout)
+      : OpRewritePattern(ctx), queryTile(queryTile), keyTile(keyTile),
+        vectorLayout(vectorLayout) {}
 
   LogicalResult matchAndRewrite(FusedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -355,6 +498,13 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     Value qStart = arith::MulIOp::create(b, loc, ivs[n], tq);
     Value qSize = arith::MinUIOp::create(
         b, loc, tq, arith::SubIOp::create(b, loc, sq, qStart));
+
+    if (vectorLayout) {
+      buildVectorLayoutTile(b, loc, op, forall, lead, kvLead, qStart, qSize,
+                            sq, sk, shift, qInvFreq, kInvFreq);
+      rewriter.replaceOp(op, forall.getResult(0));
+      return success();
+    }
 
     Value qTile = loadTile(b, loc, q, lead, qStart, qSize, qRope,
                            op.getQPositions(), qInvFreq, c);
@@ -556,7 +706,322 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     return success();
   }
 
+  /// The body of the (lead dims, query tile) forall in the CPU vector
+  /// layout. Differences from the generic layout, all for upstream
+  /// vectorization: tiles have static rows (a partial last query tile and
+  /// the last key tile are zero-padded; padded keys are masked, padded query
+  /// rows dropped), full key tiles run in a loop of their own without
+  /// padding, the scores are kept transposed (S^T: [keys x queries]) so that
+  /// the softmax reductions over keys are elementwise across vector lanes and
+  /// both contractions broadcast a scalar against contiguous rows (Q^T is
+  /// built once per query tile), and each op carries the register tile
+  /// --posenc-vectorize-attention-tiles uses.
+  void buildVectorLayoutTile(OpBuilder &b, Location loc, FusedAttentionOp op,
+                             scf::ForallOp forall, ArrayRef<Value> lead,
+                             ArrayRef<Value> kvLead, Value qStart, Value qSize,
+                             Value sq, Value sk, Value shift, Value qInvFreq,
+                             Value kInvFreq) const {
+    MLIRContext *ctx = b.getContext();
+    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+    auto qType = cast<RankedTensorType>(q.getType());
+    int64_t rank = qType.getRank();
+    int64_t n = rank - 2;
+    Type elemType = qType.getElementType();
+    FloatType c = op.getComputeType();
+    double scale = op.getScaleOrDefault();
+    bool causal = op.getCausal();
+    Value relValue = op.getRelValue();
+    int64_t maxDist = op.getMaxRelativeDistance();
+    double negInf = -std::numeric_limits<double>::infinity();
+    RotaryAttr qRope = op.getQRopeAttr(), kRope = op.getKRopeAttr();
+    int64_t tq = queryTile, tk = keyTile;
+    Value tkV = indexConst(b, loc, tk);
+    Value zeroIdx = indexConst(b, loc, 0);
+    OpFoldResult dq = tensor::getMixedSize(b, loc, q, n + 1);
+    OpFoldResult dv = tensor::getMixedSize(b, loc, v, n + 1);
+    int64_t dvStatic = cast<RankedTensorType>(v.getType()).getDimSize(n + 1);
+
+    auto positionsTile = [&](Value positions, Value start, Value size,
+                             int64_t rows, bool pad) -> Value {
+      if (!positions)
+        return Value();
+      auto posType = cast<RankedTensorType>(positions.getType());
+      Value slice = tensor::ExtractSliceOp::create(
+          b, loc,
+          RankedTensorType::get({pad ? ShapedType::kDynamic : rows},
+                                posType.getElementType()),
+          positions, ArrayRef<OpFoldResult>{start},
+          ArrayRef<OpFoldResult>{pad ? OpFoldResult(size)
+                                     : OpFoldResult(b.getIndexAttr(rows))},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      return pad ? padRows(b, loc, slice, rows) : slice;
+    };
+
+    // Q~ once per query tile, then Q~^T [D x tq].
+    Value qTile = padRows(b, loc, extractRowTile(b, loc, q, lead, qStart, qSize),
+                          tq);
+    qTile = vectorPrologue(
+        b, loc, qTile, qRope,
+        positionsTile(op.getQPositions(), qStart, qSize, tq, /*pad=*/true),
+        qInvFreq, c);
+    Value qT = buildGeneric(
+        b, loc, qTile,
+        tensor::EmptyOp::create(b, loc,
+                                ArrayRef<OpFoldResult>{dq, b.getIndexAttr(tq)},
+                                c),
+        {mapOf(ctx, 2, {1, 0}), AffineMap::getMultiDimIdentityMap(2, ctx)},
+        iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+          yieldValue(b, loc, a[0]);
+        });
+    markVectorTile(qT, {16, 16});
+
+    Value kEnd = sk;
+    if (causal) {
+      Value lastAllowed = arith::AddIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, qStart, qSize), shift);
+      lastAllowed = arith::MaxSIOp::create(b, loc, lastAllowed, zeroIdx);
+      kEnd = arith::MinSIOp::create(b, loc, lastAllowed, sk);
+    }
+    Value fullEnd = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, kEnd, tkV), tkV);
+
+    auto filled = [&](ArrayRef<OpFoldResult> sizes, double value) {
+      Value f = filledTile(b, loc, sizes, c, value);
+      SmallVector<int64_t> tiles(sizes.size(), 0);
+      if (sizes.size() == 2)
+        tiles[0] = 1;
+      markVectorTile(f, tiles);
+      return f;
+    };
+    OpFoldResult tqI = b.getIndexAttr(tq), tkI = b.getIndexAttr(tk);
+    Value m0 = filled({tqI}, negInf);
+    Value l0 = filled({tqI}, 0.0);
+    Value acc0 = filled({tqI, dv}, 0.0);
+
+    AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+    AffineMap col2 = mapOf(ctx, 2, {1});
+    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Block &modBlock = op.getScoreModBlock();
+    bool identityMod = op.hasIdentityScoreMod();
+    int64_t redTile = divisorAtMost(tk, 8);
+
+    auto safeMax = [&](OpBuilder &b, Location loc, Value mv) -> Value {
+      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          mv, floatConst(b, loc, c, negInf));
+      return arith::SelectOp::create(b, loc, isInf, floatConst(b, loc, c, 0.0),
+                                     mv);
+    };
+
+    // One key tile of the online softmax; `tail`: the last, partial tile.
+    auto keyStep = [&](OpBuilder &b, Location loc, Value kStart,
+                       ValueRange iter, bool tail) {
+      Value m = iter[0], l = iter[1], acc = iter[2];
+      Value kSize = tail ? arith::SubIOp::create(b, loc, kEnd, kStart)
+                         : tkV;
+      auto rowsOf = [&](Value source) {
+        Value t = extractRowTile(b, loc, source, kvLead, kStart, kSize);
+        return tail ? padRows(b, loc, t, tk) : t;
+      };
+      Value kTile = vectorPrologue(
+          b, loc, rowsOf(k), kRope,
+          positionsTile(op.getKPositions(), kStart, kSize, tk, tail), kInvFreq,
+          c);
+      Value vTile = rowsOf(v);
+
+      // S^T = K~ Q~^T  (loops j, i, d)
+      Value s = buildGeneric(
+          b, loc, ValueRange{kTile, qT}, filled({tkI, tqI}, 0.0),
+          {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {2, 1}),
+           mapOf(ctx, 3, {0, 1})},
+          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
+            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+          });
+      markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+
+      // S^T = causal(score_mod(scale * S^T)); padded keys masked.
+      s = buildGeneric(
+          b, loc, ValueRange{}, s, {id2}, iterators(2),
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value score = arith::MulFOp::create(b, loc, a[0],
+                                                floatConst(b, loc, c, scale));
+            Value i = arith::AddIOp::create(b, loc, qStart,
+                                            linalg::IndexOp::create(b, loc, 1));
+            Value j = arith::AddIOp::create(b, loc, kStart,
+                                            linalg::IndexOp::create(b, loc, 0));
+            if (!identityMod) {
+              // Padded rows/keys are dropped/masked; clamping keeps the
+              // region's reads of `mods` operands in bounds for them.
+              Value one = indexConst(b, loc, 1);
+              Value iIn = arith::MinSIOp::create(
+                  b, loc, i, arith::SubIOp::create(b, loc, sq, one));
+              Value jIn = arith::MinSIOp::create(
+                  b, loc, j, arith::SubIOp::create(b, loc, sk, one));
+              IRMapping mapping;
+              mapping.map(modBlock.getArgument(0), score);
+              for (int64_t d = 0; d < n; ++d)
+                mapping.map(modBlock.getArgument(1 + d), lead[d]);
+              mapping.map(modBlock.getArgument(1 + n), iIn);
+              mapping.map(modBlock.getArgument(2 + n), jIn);
+              for (auto [idx, mod] : llvm::enumerate(op.getModOperands()))
+                mapping.map(modBlock.getArgument(1 + rank + idx), mod);
+              for (Operation &inner : modBlock.without_terminator())
+                b.clone(inner, mapping);
+              score = mapping.lookup(
+                  cast<YieldOp>(modBlock.getTerminator()).getValue());
+            }
+            Value masked;
+            if (causal)
+              masked = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sgt, j,
+                  arith::AddIOp::create(b, loc, i, shift));
+            if (tail) {
+              Value past =
+                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, sk);
+              masked = masked ? arith::OrIOp::create(b, loc, masked, past)
+                              : past;
+            }
+            if (masked)
+              score = arith::SelectOp::create(
+                  b, loc, masked, floatConst(b, loc, c, negInf), score);
+            yieldValue(b, loc, score);
+          });
+      markVectorTile(s, {1, 0});
+
+      // Column (= query row) statistics: reductions over keys, dim 0.
+      Value tileMax = buildGeneric(
+          b, loc, ValueRange{s}, filled({tqI}, negInf), {id2, col2},
+          {IteratorType::reduction, IteratorType::parallel},
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+          });
+      markVectorTile(tileMax, {redTile, 0});
+      Value alpha = buildGeneric(
+          b, loc, ValueRange{m, tileMax},
+          tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{tqI}, c),
+          {id1, id1, id1}, iterators(1),
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
+            Value diff =
+                arith::SubFOp::create(b, loc, a[0], safeMax(b, loc, mNew));
+            yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+          });
+      markVectorTile(alpha, {0});
+      Value mNew = buildGeneric(
+          b, loc, ValueRange{tileMax}, m, {id1, id1}, iterators(1),
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+          });
+      markVectorTile(mNew, {0});
+      // P^T = exp(S^T - m'), in place.
+      Value p = buildGeneric(
+          b, loc, ValueRange{mNew}, s, {col2, id2}, iterators(2),
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value diff =
+                arith::SubFOp::create(b, loc, a[1], safeMax(b, loc, a[0]));
+            yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+          });
+      markVectorTile(p, {1, 0});
+      Value lScaled = buildGeneric(
+          b, loc, ValueRange{alpha}, l, {id1, id1}, iterators(1),
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+          });
+      markVectorTile(lScaled, {0});
+      Value lNew = buildGeneric(
+          b, loc, ValueRange{p}, lScaled, {id2, col2},
+          {IteratorType::reduction, IteratorType::parallel},
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], a[1]));
+          });
+      markVectorTile(lNew, {redTile, 0});
+      Value accScaled = buildGeneric(
+          b, loc, ValueRange{alpha}, acc, {mapOf(ctx, 2, {0}), id2},
+          iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+            yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+          });
+      markVectorTile(accScaled, {1, 0});
+      // acc' = alpha acc + P (V [+ rel_value[r(i, j)]])  (loops i, x, j)
+      Value accNew = buildGeneric(
+          b, loc, ValueRange{p, vTile}, accScaled,
+          {mapOf(ctx, 3, {2, 0}), mapOf(ctx, 3, {2, 1}),
+           mapOf(ctx, 3, {0, 1})},
+          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value val = castFloat(b, loc, a[1], c);
+            if (relValue) {
+              Value i = arith::AddIOp::create(
+                  b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
+              Value x = linalg::IndexOp::create(b, loc, 1);
+              Value j = arith::AddIOp::create(
+                  b, loc, kStart, linalg::IndexOp::create(b, loc, 2));
+              // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
+              Value qpos = arith::AddIOp::create(b, loc, i, shift);
+              Value dist = arith::SubIOp::create(b, loc, j, qpos);
+              Value r = arith::MaxSIOp::create(b, loc, dist,
+                                               indexConst(b, loc, -maxDist));
+              r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist));
+              r = arith::AddIOp::create(b, loc, r, indexConst(b, loc, maxDist));
+              Value rv = tensor::ExtractOp::create(b, loc, relValue,
+                                                   ValueRange{r, x});
+              val = arith::AddFOp::create(b, loc, val, castFloat(b, loc, rv, c));
+            }
+            Value prod = arith::MulFOp::create(b, loc, a[0], val);
+            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+          });
+      markVectorTile(accNew,
+                     {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
+      scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, accNew});
+    };
+
+    auto mainLoop = scf::ForOp::create(
+        b, loc, zeroIdx, fullEnd, tkV, ValueRange{m0, l0, acc0},
+        [&](OpBuilder &b, Location loc, Value kStart, ValueRange iter) {
+          keyStep(b, loc, kStart, iter, /*tail=*/false);
+        });
+    auto tailLoop = scf::ForOp::create(
+        b, loc, fullEnd, kEnd, tkV, mainLoop.getResults(),
+        [&](OpBuilder &b, Location loc, Value kStart, ValueRange iter) {
+          keyStep(b, loc, kStart, iter, /*tail=*/true);
+        });
+
+    Value lFinal = tailLoop.getResult(1), accFinal = tailLoop.getResult(2);
+    // out = acc / l; a fully masked row (l = 0) yields zeros.
+    Value outTile = buildGeneric(
+        b, loc, ValueRange{lFinal, accFinal},
+        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{tqI, dv},
+                                elemType),
+        {mapOf(ctx, 2, {0}), id2, id2}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          Value zero = floatConst(b, loc, c, 0.0);
+          Value empty = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, a[0], zero);
+          Value o = arith::DivFOp::create(b, loc, a[1], a[0]);
+          o = arith::SelectOp::create(b, loc, empty, zero, o);
+          yieldValue(b, loc, castFloat(b, loc, o, elemType));
+        });
+    markVectorTile(outTile, {1, 0});
+    SmallVector<OpFoldResult> strides2(2, b.getIndexAttr(1));
+    outTile = tensor::ExtractSliceOp::create(
+        b, loc, outTile,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{qSize, dv}, strides2);
+
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getTerminator().getBody());
+    SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+    for (Value l : lead) {
+      offsets.push_back(l);
+      sizes.push_back(b.getIndexAttr(1));
+    }
+    offsets.append({qStart, b.getIndexAttr(0)});
+    sizes.append({qSize, dv});
+    tensor::ParallelInsertSliceOp::create(b, loc, outTile,
+                                          forall.getRegionIterArgs()[0],
+                                          offsets, sizes, strides);
+  }
+
   int64_t queryTile, keyTile;
+  bool vectorLayout;
 };
 
 struct PosencDecomposeAttentionPass
@@ -571,7 +1036,8 @@ struct PosencDecomposeAttentionPass
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
-    populateDecomposeAttentionPatterns(patterns, queryTile, keyTile);
+    populateDecomposeAttentionPatterns(patterns, queryTile, keyTile,
+                                       vectorLayout);
     // Only the fused ops are rewritten; nothing else is folded on the way.
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
@@ -591,7 +1057,8 @@ struct PosencDecomposeAttentionPass
 
 void posenc::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
                                                 int64_t queryTile,
-                                                int64_t keyTile) {
+                                                int64_t keyTile,
+                                                bool vectorLayout) {
   patterns.add<DecomposeFusedAttention>(patterns.getContext(), queryTile,
-                                        keyTile);
+                                        keyTile, vectorLayout);
 }

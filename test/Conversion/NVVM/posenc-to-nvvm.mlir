@@ -1,10 +1,13 @@
-// --posenc-to-nvvm on each posenc op: every parallel loop nest of the
-// reference lowering becomes a kernel (one thread per output element, blocks
+// --posenc-to-nvvm on each posenc op: attention is one fused kernel; every
+// parallel loop nest of the reference lowering (the standalone ops, and
+// attention with fused=false) becomes a kernel (one thread per output element, blocks
 // of 256 threads), compiled to PTX for sm_80 in a gpu.binary; the host
 // function is LLVM dialect that allocates managed buffers and launches the
 // kernels. format=isa keeps the PTX readable and needs no ptxas (ptxas.mlir
 // assembles it, binary-formats.mlir checks cubin and fatbin).
 // RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa" | FileCheck %s
+// RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa fused=false" \
+// RUN:   | FileCheck %s --check-prefix=REF
 
 // CHECK-LABEL: llvm.func @rope(
 // CHECK:         llvm.call @mgpuMemAlloc
@@ -68,14 +71,22 @@ func.func @alibi_bias(%sq: index, %sk: index) -> tensor<1x4x?x?xf32> {
 
 // -----
 
-// The reference attention is several loop nests (scores, max, exp-sum,
+// Attention takes the fused path: one flash-attention kernel (one block per
+// (batch, head, query tile), see fused-attention.mlir). With fused=false the
+// reference attention is several loop nests (scores, max, exp-sum,
 // normalization, P.V), hence several kernels, each in its own gpu.binary.
 // CHECK-LABEL: llvm.func @attention(
-// CHECK-COUNT-2: gpu.launch_func  @attention_kernel{{(_[0-9]+)?}}::@attention_kernel
+// CHECK:         gpu.launch_func  @attention_kernel::@attention_kernel
+// CHECK-NOT:     gpu.launch_func
 // CHECK:       gpu.binary @attention_kernel
 // CHECK-SAME:    .visible .entry attention_kernel(
-// CHECK:       gpu.binary @attention_kernel_0
-// CHECK-SAME:    .visible .entry attention_kernel(
+// CHECK-SAME:    .maxntid 64, 1, 1
+// REF-LABEL: llvm.func @attention(
+// REF-COUNT-2: gpu.launch_func  @attention_kernel{{(_[0-9]+)?}}::@attention_kernel
+// REF:       gpu.binary @attention_kernel
+// REF-SAME:    .visible .entry attention_kernel(
+// REF:       gpu.binary @attention_kernel_0
+// REF-SAME:    .visible .entry attention_kernel(
 func.func @attention(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>,
                      %v: tensor<1x2x?x64xf32>) -> tensor<1x8x?x64xf32> {
   %o = posenc.attention %q, %k, %v {causal}
@@ -86,10 +97,15 @@ func.func @attention(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>,
 
 // -----
 
+// Fused: the q . rel_key table [Sq, 2K+1] (a fill and a contraction, one
+// thread per element) and then the one attention kernel.
 // CHECK-LABEL: llvm.func @rel_pos_attention(
-// CHECK-COUNT-2: gpu.launch_func  @rel_pos_attention_kernel{{(_[0-9]+)?}}::@rel_pos_attention_kernel
+// CHECK-COUNT-3: gpu.launch_func  @rel_pos_attention_kernel{{(_[0-9]+)?}}::@rel_pos_attention_kernel
+// CHECK-NOT:     gpu.launch_func
 // CHECK:       gpu.binary @rel_pos_attention_kernel
 // CHECK-SAME:    .visible .entry rel_pos_attention_kernel(
+// REF-LABEL: llvm.func @rel_pos_attention(
+// REF-COUNT-2: gpu.launch_func  @rel_pos_attention_kernel{{(_[0-9]+)?}}::@rel_pos_attention_kernel
 func.func @rel_pos_attention(%q: tensor<2x8x?x64xf32>, %k: tensor<2x8x?x64xf32>,
                              %v: tensor<2x8x?x64xf32>, %rk: tensor<33x64xf32>,
                              %rv: tensor<33x64xf32>) -> tensor<2x8x?x64xf32> {

@@ -1,5 +1,6 @@
 // The PTX that --posenc-to-nvvm emits for sm_80 and for sm_90 (features
-// +ptx80), for every posenc op and both example programs, is accepted by the
+// +ptx80), for every posenc op, the fused attention kernels and both example
+// programs, is accepted by the
 // CUDA toolkit's ptxas: each kernel assembles into a cubin for its chip.
 // REQUIRES: ptxas
 
@@ -27,6 +28,33 @@
 // OPS90-DAG: {{^}}attention_kernel: ptxas -arch=sm_90 ok
 // OPS90-DAG: rel_pos_attention_kernel: ptxas -arch=sm_90 ok
 // OPS90-NOT: FAILED
+
+// The fused attention kernels (f32 with RoPE, f16 with D = 128, five dims)
+// and, with fused=false, the reference kernels of every op.
+// RUN: posenc-opt %S/fused-attention.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.fused.sm80.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.fused.sm80.mlir \
+// RUN:   | FileCheck %s --check-prefix=FUSED80
+// RUN: posenc-opt %S/fused-attention.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.fused.sm90.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.fused.sm90.mlir \
+// RUN:   | FileCheck %s --check-prefix=FUSED90
+// RUN: posenc-opt %S/posenc-to-nvvm.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_80 fused=false" -o %t.ref.sm80.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.ref.sm80.mlir \
+// RUN:   | FileCheck %s --check-prefix=REF80
+
+// FUSED80-DAG: llama_attention_kernel: ptxas -arch=sm_80 ok, cubin ELF machine 190 (EM_CUDA) sm_80
+// FUSED80-DAG: attention_f16_kernel: ptxas -arch=sm_80 ok
+// FUSED80-DAG: attention_rank5_kernel: ptxas -arch=sm_80 ok
+// FUSED80-NOT: FAILED
+// FUSED90-DAG: llama_attention_kernel: ptxas -arch=sm_90 ok, cubin ELF machine 190 (EM_CUDA) sm_90
+// FUSED90-DAG: attention_f16_kernel: ptxas -arch=sm_90 ok
+// FUSED90-DAG: attention_rank5_kernel: ptxas -arch=sm_90 ok
+// FUSED90-NOT: FAILED
+// REF80-DAG: {{^}}attention_kernel: ptxas -arch=sm_80 ok
+// REF80-DAG: rel_pos_attention_kernel: ptxas -arch=sm_80 ok
+// REF80-NOT: FAILED
 
 // RUN: posenc-opt %posenc_src/examples/llama_rope_attention.mlir \
 // RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.llama.sm80.mlir

@@ -6,10 +6,14 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REF
 
 // FUSED: posenc-fuse-attention
-// FUSED: posenc-decompose-attention{key-tile=64 query-tile=32}
+// FUSED: posenc-decompose-attention{key-tile=64 query-tile=64 vector-layout=true}
+// FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
+// FUSED: convert-scf-to-openmp
+// FUSED: posenc-lower-attention-vectors
+// FUSED: convert-openmp-to-llvm
 
-// TILES: posenc-decompose-attention{key-tile=16 query-tile=8}
+// TILES: posenc-decompose-attention{key-tile=16 query-tile=8 vector-layout=true}
 
 // REF-NOT: posenc-fuse-attention
 // REF-NOT: posenc-decompose-attention

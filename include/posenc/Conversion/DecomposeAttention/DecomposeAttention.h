@@ -10,9 +10,14 @@ namespace posenc {
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
 /// tensors (scf.forall over lead dims and query tiles of `queryTile` rows,
 /// scf.for over key/value tiles of `keyTile` rows, online softmax).
+/// Flash-style decomposition of posenc.fused_attention. `vectorLayout`
+/// selects the CPU vector layout (static padded tiles, transposed scores,
+/// ops marked for --posenc-vectorize-attention-tiles); the default layout
+/// is the one the GPU mapping consumes.
 void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
                                         int64_t queryTile = 32,
-                                        int64_t keyTile = 64);
+                                        int64_t keyTile = 64,
+                                        bool vectorLayout = false);
 
 } // namespace posenc
 

@@ -20,7 +20,16 @@ PIPELINE:
               parallel loops mapped to blocks x threads by
               posenc-gpu-map-parallel-loops) and then the mapped loops run as
               plain loops on the CPU: checks the thread mapping's index
-              arithmetic (linearization, guards) without a GPU.
+              arithmetic (linearization, guards) without a GPU; with
+              --posenc-to-nvvm's default fused=true this is what the
+              elementwise ops and the standalone encodings run through.
+  fused-mapped-cpu
+              the fused attention path (fuse, decompose with 6x5 tiles,
+              posenc-gpu-map-attention with 8 threads, emulate-on-cpu): each
+              mapped tile op runs as a sequential loop over the thread ids,
+              checking the row guards, strides, static tile bounds and the
+              staged V tiles without a GPU (not the private/shared placement
+              or the barriers, which need one).
 
 Prints `CASE (PIPELINE): max |result - reference| = E (atol A, rtol R) ->
 AGREES` or `DIFFERS` (exit status 1); every other failure also exits non-zero.
@@ -47,6 +56,29 @@ MAPPED_CPU_PIPELINE = (
     " function-boundary-type-conversion=identity-layout-map},"
     " posenc-gpu-copy-constants, buffer-deallocation-pipeline,"
     " convert-bufferization-to-memref,"
+    " func.func(convert-linalg-to-parallel-loops), canonicalize,"
+    " posenc-gpu-map-parallel-loops{block-size=100},"
+    " lower-affine, convert-scf-to-cf, expand-strided-metadata, lower-affine,"
+    " finalize-memref-to-llvm, convert-math-to-llvm, convert-math-to-libm,"
+    " convert-arith-to-llvm, convert-index-to-llvm, convert-cf-to-llvm,"
+    " convert-func-to-llvm, reconcile-unrealized-casts)")
+
+# The fused attention path of --posenc-to-nvvm up to its block/thread mapping
+# (posenc-gpu-map-attention), emulated on the CPU: every mapped tile op runs as
+# a sequential loop over the thread ids. Small tiles (6 query rows on 8
+# threads, 5 key rows) so that the test cases have partial tiles, idle
+# threads and several key tiles per query tile.
+FUSED_MAPPED_CPU_PIPELINE = (
+    "builtin.module(posenc-fuse-attention,"
+    " posenc-decompose-attention{query-tile=6 key-tile=5},"
+    " posenc-to-linalg, func.func(convert-elementwise-to-linalg),"
+    " canonicalize, posenc-gpu-fuse-elementwise,"
+    " cse, one-shot-bufferize{bufferize-function-boundaries"
+    " function-boundary-type-conversion=identity-layout-map},"
+    " posenc-gpu-copy-constants, buffer-deallocation-pipeline,"
+    " convert-bufferization-to-memref,"
+    " posenc-gpu-map-attention{block-size=8 emulate-on-cpu},"
+    " func.func(scf-forall-to-parallel),"
     " func.func(convert-linalg-to-parallel-loops), canonicalize,"
     " posenc-gpu-map-parallel-loops{block-size=100},"
     " lower-affine, convert-scf-to-cf, expand-strided-metadata, lower-affine,"
@@ -223,7 +255,7 @@ def tool(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", required=True, choices=sorted(CASES))
-    parser.add_argument("--pipeline", required=True, choices=["gpu", "cpu", "mapped-cpu"])
+    parser.add_argument("--pipeline", required=True, choices=["gpu", "cpu", "mapped-cpu", "fused-mapped-cpu"])
     parser.add_argument("--options", default="",
                         help="options of --posenc-to-nvvm (gpu pipeline only)")
     parser.add_argument("--shared-libs", default="",
@@ -239,8 +271,10 @@ def main():
         flags = [f"--posenc-to-nvvm={args.options}" if args.options else "--posenc-to-nvvm"]
     elif args.pipeline == "cpu":
         flags = ["--posenc-cpu-pipeline"]
-    else:
+    elif args.pipeline == "mapped-cpu":
         flags = [f"--pass-pipeline={MAPPED_CPU_PIPELINE}"]
+    else:
+        flags = [f"--pass-pipeline={FUSED_MAPPED_CPU_PIPELINE}"]
     lowered = subprocess.run([tool("posenc-opt"), *flags, "-"], input=module,
                              capture_output=True, text=True)
     if lowered.returncode != 0:

@@ -1,0 +1,559 @@
+//===- AttentionToGPU.cpp - flash attention onto GPU blocks and threads ---===//
+//
+// The GPU half of "one IR, two targets": the CPU and the GPU both lower
+// posenc.fused_attention with --posenc-decompose-attention; this pass maps the
+// bufferized result onto a GPU.
+//
+//   scf.forall (lead..., qt) {                 gpu.launch blocks(qt, h, b...)
+//     tile buffers (memref.alloc)          ->  private / workgroup attributions
+//     linalg tile ops                      ->  one row per thread (or strided)
+//     scf.for key tile { ... }                 + gpu.barrier where shared
+//   }
+//
+// Why not upstream: `transform.gpu.map_forall_to_blocks` and
+// `map_nested_forall_to_threads` need static forall bounds (the query tile
+// count depends on the dynamic sequence length) and thread-level foralls
+// produced by tiling each tile op, with no placement of the tile buffers;
+// `gpu-map-parallel-loops` maps three loop dimensions to blocks and runs one
+// thread per block. The mapping here is small and specific: rows of a tile to
+// threads, buffers that a thread only indexes at its own row to private
+// memory, everything else that the block shares to workgroup memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Conversion/AttentionToGPU/AttentionToGPU.h"
+#include "posenc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace posenc {
+#define GEN_PASS_DEF_POSENCGPUMAPATTENTIONPASS
+#include "posenc/Conversion/Passes.h.inc"
+} // namespace posenc
+
+using namespace mlir;
+using namespace posenc;
+
+/// Marks the copies that stage a global tile into a block buffer: they are
+/// mapped with consecutive threads on consecutive elements (coalesced).
+static constexpr StringLiteral kStagingAttr = "posenc.gpu_staging";
+
+/// The size operand of dynamic dimension `dim` of `alloc`.
+static Value dynamicSizeOf(memref::AllocOp alloc, int64_t dim) {
+  return alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(dim)];
+}
+
+static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// A constant upper bound of the index `v`: constants, min(x, c) (how the
+/// decomposition sizes partial last tiles), memref.dim of an allocation.
+static std::optional<int64_t> staticUpperBound(Value v, int depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return std::nullopt;
+  if (isa<arith::MinUIOp, arith::MinSIOp>(def)) {
+    std::optional<int64_t> bound;
+    for (Value operand : def->getOperands())
+      if (std::optional<int64_t> b = staticUpperBound(operand, depth + 1))
+        bound = bound ? std::min(*bound, *b) : *b;
+    return bound;
+  }
+  if (auto min = dyn_cast<affine::AffineMinOp>(def)) {
+    std::optional<int64_t> bound;
+    for (AffineExpr e : min.getAffineMap().getResults())
+      if (auto c = dyn_cast<AffineConstantExpr>(e))
+        bound = bound ? std::min(*bound, c.getValue()) : c.getValue();
+    return bound;
+  }
+  if (auto dim = dyn_cast<memref::DimOp>(def)) {
+    auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>();
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!alloc || !index)
+      return std::nullopt;
+    MemRefType type = alloc.getType();
+    if (!type.isDynamicDim(*index))
+      return type.getDimSize(*index);
+    return staticUpperBound(dynamicSizeOf(alloc, *index), depth + 1);
+  }
+  return std::nullopt;
+}
+
+/// Whether the index `v` is the thread's row `tid` (directly or through an
+/// identity affine.apply, as linalg's loop lowering writes indices).
+static bool isThreadRow(Value v, Value tid) {
+  if (v == tid)
+    return true;
+  auto apply = v.getDefiningOp<affine::AffineApplyOp>();
+  if (!apply || apply.getAffineMap().getNumResults() != 1)
+    return false;
+  auto dim = dyn_cast<AffineDimExpr>(apply.getAffineMap().getResult(0));
+  return dim && apply.getMapOperands()[dim.getPosition()] == tid;
+}
+
+namespace {
+
+/// One mapped tile op: the op that replaced its parallel loop (an scf.if for
+/// one row per thread, an scf.for for strided threads) and the barrier after
+/// it (null when emulating).
+struct MappedOp {
+  Operation *op;
+  gpu::BarrierOp barrier;
+};
+
+class AttentionMapper {
+public:
+  AttentionMapper(RewriterBase &rewriter, scf::ForallOp forall,
+                  const AttentionGPUMappingOptions &options)
+      : rewriter(rewriter), forall(forall), options(options) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult checkForall();
+  void stageContractionOperands(Block *body);
+  LogicalResult convertTileOpsToLoops(Block *body);
+  void mapParallelLoop(scf::ParallelOp loop, bool staging);
+  LogicalResult placeBuffers(Block *body);
+  void dropUnneededBarriers();
+
+  RewriterBase &rewriter;
+  scf::ForallOp forall;
+  const AttentionGPUMappingOptions &options;
+  gpu::LaunchOp launch;
+  /// The thread id in the launch (GPU mode).
+  Value threadId;
+  SmallVector<MappedOp> mapped;
+};
+
+} // namespace
+
+LogicalResult AttentionMapper::checkForall() {
+  if (forall.getNumResults() != 0)
+    return forall.emitError("posenc-gpu-map-attention: expected a bufferized "
+                            "scf.forall (memref semantics, no results)");
+  if (!forall.isNormalized())
+    return forall.emitError("posenc-gpu-map-attention: expected a normalized "
+                            "scf.forall (lower bounds 0, steps 1)");
+  if (options.blockSize < 1 || options.blockSize > 1024)
+    return forall.emitError("posenc-gpu-map-attention: block-size (")
+           << options.blockSize << ") must be in [1, 1024]";
+  return success();
+}
+
+/// A contraction (a linalg op with a reduction) reads each element of its
+/// operands once per output row: a tile of a global operand that it reads
+/// inside the key loop (the V tile of P.V) is first copied into a block
+/// buffer (marked as staging, later in shared memory). Element-wise ops that
+/// read a global tile once (the K prologue) already write a block buffer.
+void AttentionMapper::stageContractionOperands(Block *body) {
+  SmallVector<memref::SubViewOp> toStage;
+  body->walk([&](memref::SubViewOp subview) {
+    if (!subview->getParentOfType<scf::ForOp>())
+      return;
+    // Only tiles of buffers from outside the block (global memory).
+    if (forall->isAncestor(subview.getSource().getParentBlock()->getParentOp()))
+      return;
+    bool readByContraction = false;
+    for (OpOperand &use : subview->getUses()) {
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      if (!linalgOp || !linalgOp.isDpsInput(&use))
+        return;
+      if (linalgOp.getNumReductionLoops() > 0)
+        readByContraction = true;
+    }
+    if (readByContraction)
+      toStage.push_back(subview);
+  });
+  for (memref::SubViewOp subview : toStage) {
+    Location loc = subview.getLoc();
+    rewriter.setInsertionPointAfter(subview);
+    MemRefType viewType = subview.getType();
+    auto tileType =
+        MemRefType::get(viewType.getShape(), viewType.getElementType());
+    // The view's dynamic dims are its dynamic sizes, in order (dims the
+    // view drops are static unit dims).
+    SmallVector<Value> dynamicSizes(subview.getSizes());
+    if (dynamicSizes.size() !=
+        static_cast<size_t>(tileType.getNumDynamicDims()))
+      continue;
+    auto tile = memref::AllocOp::create(rewriter, loc, tileType, dynamicSizes);
+    auto copy = linalg::CopyOp::create(rewriter, loc, subview.getResult(),
+                                       tile.getResult());
+    copy->setAttr(kStagingAttr, rewriter.getUnitAttr());
+    rewriter.replaceAllUsesExcept(subview.getResult(), tile.getResult(), copy);
+    // Freed at the end of its block, as the deallocation pipeline would.
+    rewriter.setInsertionPoint(tile->getBlock()->getTerminator());
+    memref::DeallocOp::create(rewriter, loc, tile.getResult());
+  }
+}
+
+/// Every linalg op and memref.copy of the block becomes parallel loops
+/// (reductions as sequential scf.for inside), each outermost one then mapped
+/// to the threads.
+LogicalResult AttentionMapper::convertTileOpsToLoops(Block *body) {
+  SmallVector<memref::CopyOp> copies;
+  body->walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    rewriter.setInsertionPoint(copy);
+    linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                           copy.getTarget());
+    rewriter.eraseOp(copy);
+  }
+  SmallVector<linalg::LinalgOp> tileOps;
+  body->walk([&](linalg::LinalgOp op) { tileOps.push_back(op); });
+  for (linalg::LinalgOp op : tileOps) {
+    bool staging = op->hasAttr(kStagingAttr);
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::LinalgLoops> loops =
+        linalg::linalgOpToParallelLoops(rewriter, op);
+    if (failed(loops) || loops->empty())
+      return op->emitError("posenc-gpu-map-attention: cannot convert this "
+                           "tile op to parallel loops");
+    rewriter.eraseOp(op);
+    auto outer = dyn_cast<scf::ParallelOp>(loops->front());
+    if (!outer)
+      return loops->front()->emitError(
+          "posenc-gpu-map-attention: a tile op without a parallel dimension "
+          "is not supported");
+    mapParallelLoop(outer, staging);
+  }
+  return success();
+}
+
+/// Replaces `loop` (the outermost parallel loop of a tile op) by its
+/// distribution over the block's threads, followed by a barrier:
+///  - one row per thread when dimension 0 is [0, ub) with ub <= block size:
+///      scf.if %tid < %ub { %i0 = %tid; scf.for %i1 ... { body } }
+///  - otherwise strided over the linearized iteration space:
+///      scf.for %l = %tid to %total step %block { %i... = delinearize(%l) }
+void AttentionMapper::mapParallelLoop(scf::ParallelOp loop, bool staging) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  int64_t numLoops = loop.getNumLoops();
+  Value blockSize = indexConst(rewriter, loc, options.blockSize);
+
+  // The thread id; when emulating, a sequential loop over the thread ids
+  // around the mapped op.
+  Value tid = threadId;
+  Operation *emulationLoop = nullptr;
+  if (options.emulateOnCPU) {
+    auto threads =
+        scf::ForOp::create(rewriter, loc, indexConst(rewriter, loc, 0),
+                           blockSize, indexConst(rewriter, loc, 1));
+    emulationLoop = threads;
+    tid = threads.getInductionVar();
+    rewriter.setInsertionPointToStart(threads.getBody());
+  }
+
+  std::optional<int64_t> rowBound = staticUpperBound(loop.getUpperBound()[0]);
+  bool rowPerThread = !staging &&
+                      isConstantIntValue(loop.getLowerBound()[0], 0) &&
+                      isConstantIntValue(loop.getStep()[0], 1) && rowBound &&
+                      *rowBound <= options.blockSize;
+
+  SmallVector<Value> ivs(numLoops);
+  Operation *mappedOp;
+  if (rowPerThread) {
+    Value active = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult, tid, loop.getUpperBound()[0]);
+    auto guard = scf::IfOp::create(rewriter, loc, active, /*else=*/false);
+    mappedOp = guard;
+    rewriter.setInsertionPointToStart(guard.thenBlock());
+    ivs[0] = tid;
+    for (int64_t d = 1; d < numLoops; ++d) {
+      auto inner =
+          scf::ForOp::create(rewriter, loc, loop.getLowerBound()[d],
+                             loop.getUpperBound()[d], loop.getStep()[d]);
+      ivs[d] = inner.getInductionVar();
+      rewriter.setInsertionPointToStart(inner.getBody());
+    }
+  } else {
+    Value zero = indexConst(rewriter, loc, 0);
+    SmallVector<Value> tripCounts;
+    Value total = indexConst(rewriter, loc, 1);
+    for (auto [lb, ub, step] : llvm::zip_equal(
+             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      Value extent = arith::MaxSIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, ub, lb), zero);
+      Value trips = arith::CeilDivUIOp::create(rewriter, loc, extent, step);
+      tripCounts.push_back(trips);
+      total = arith::MulIOp::create(rewriter, loc, total, trips);
+    }
+    auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockSize);
+    mappedOp = strided;
+    rewriter.setInsertionPointToStart(strided.getBody());
+    // Innermost dimension fastest: neighbouring threads, neighbouring
+    // elements.
+    Value rest = strided.getInductionVar();
+    for (int64_t d = numLoops - 1; d >= 0; --d) {
+      Value index = rest;
+      if (d > 0) {
+        index = arith::RemUIOp::create(rewriter, loc, rest, tripCounts[d]);
+        rest = arith::DivUIOp::create(rewriter, loc, rest, tripCounts[d]);
+      }
+      Value scaled =
+          arith::MulIOp::create(rewriter, loc, index, loop.getStep()[d]);
+      ivs[d] =
+          arith::AddIOp::create(rewriter, loc, loop.getLowerBound()[d], scaled);
+    }
+  }
+
+  Block *body = loop.getBody();
+  rewriter.eraseOp(body->getTerminator());
+  Block *dest = rewriter.getInsertionBlock();
+  rewriter.inlineBlockBefore(body, dest, rewriter.getInsertionPoint(), ivs);
+  rewriter.eraseOp(loop);
+
+  gpu::BarrierOp barrier;
+  if (!options.emulateOnCPU) {
+    rewriter.setInsertionPointAfter(mappedOp);
+    barrier = gpu::BarrierOp::create(rewriter, loc);
+  }
+  mapped.push_back({emulationLoop ? emulationLoop : mappedOp, barrier});
+}
+
+/// Gives every tile buffer of the block a static size and a place: private
+/// (its own row per thread) or workgroup (shared by the block). When
+/// emulating, buffers only get their static sizes.
+LogicalResult AttentionMapper::placeBuffers(Block *body) {
+  SmallVector<memref::AllocOp> allocs;
+  body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+  MLIRContext *ctx = rewriter.getContext();
+  int64_t workgroupBytes = 0;
+  for (memref::AllocOp alloc : allocs) {
+    MemRefType type = alloc.getType();
+    if (!type.getLayout().isIdentity() || type.getMemorySpace())
+      return alloc.emitError("posenc-gpu-map-attention: unexpected tile "
+                             "buffer type ")
+             << type;
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        shape.push_back(type.getDimSize(d));
+        continue;
+      }
+      std::optional<int64_t> bound = staticUpperBound(dynamicSizeOf(alloc, d));
+      if (!bound)
+        return alloc.emitError("posenc-gpu-map-attention: cannot bound "
+                               "dimension ")
+               << d << " of this tile buffer by a tile size";
+      shape.push_back(*bound);
+    }
+
+    // memref.dim of the buffer: its (dynamic) size, not the static bound.
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+      auto dim = dyn_cast<memref::DimOp>(user);
+      if (!dim)
+        continue;
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (!index)
+        return dim.emitError("posenc-gpu-map-attention: dynamic dim index");
+      rewriter.setInsertionPoint(dim);
+      Value size =
+          type.isDynamicDim(*index)
+              ? dynamicSizeOf(alloc, *index)
+              : indexConst(rewriter, dim.getLoc(), type.getDimSize(*index));
+      rewriter.replaceOp(dim, size);
+    }
+
+    bool isPrivate = !options.emulateOnCPU && type.getRank() >= 1;
+    for (Operation *user : alloc->getUsers()) {
+      if (isa<memref::DeallocOp>(user))
+        continue;
+      ValueRange indices;
+      if (auto load = dyn_cast<memref::LoadOp>(user))
+        indices = load.getIndices();
+      else if (auto store = dyn_cast<memref::StoreOp>(user);
+               store && store.getMemRef() == alloc.getResult())
+        indices = store.getIndices();
+      else
+        return user->emitError("posenc-gpu-map-attention: a tile buffer may "
+                               "only be loaded from and stored to here");
+      if (isPrivate && !isThreadRow(indices[0], threadId))
+        isPrivate = false;
+    }
+
+    Value replacement;
+    MemRefType newType;
+    if (options.emulateOnCPU) {
+      rewriter.setInsertionPoint(alloc);
+      newType = MemRefType::get(shape, type.getElementType());
+      replacement =
+          memref::AllocOp::create(rewriter, alloc.getLoc(), newType,
+                                  ValueRange{}, alloc.getAlignmentAttr());
+    } else if (isPrivate) {
+      newType = MemRefType::get(
+          ArrayRef<int64_t>(shape).drop_front(), type.getElementType(),
+          MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Private));
+      replacement = launch.addPrivateAttribution(newType, alloc.getLoc());
+    } else {
+      newType = MemRefType::get(
+          shape, type.getElementType(), MemRefLayoutAttrInterface(),
+          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+      workgroupBytes += newType.getNumElements() *
+                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      replacement = launch.addWorkgroupAttribution(newType, alloc.getLoc());
+    }
+
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+        if (options.emulateOnCPU)
+          dealloc.getMemrefMutable().assign(replacement);
+        else
+          rewriter.eraseOp(dealloc);
+        continue;
+      }
+      rewriter.setInsertionPoint(user);
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        SmallVector<Value> indices(load.getIndices());
+        if (isPrivate)
+          indices.erase(indices.begin());
+        rewriter.replaceOpWithNewOp<memref::LoadOp>(load, replacement, indices);
+        continue;
+      }
+      auto store = cast<memref::StoreOp>(user);
+      SmallVector<Value> indices(store.getIndices());
+      if (isPrivate)
+        indices.erase(indices.begin());
+      rewriter.replaceOpWithNewOp<memref::StoreOp>(
+          store, store.getValueToStore(), replacement, indices);
+    }
+    rewriter.eraseOp(alloc);
+  }
+  if (workgroupBytes > options.maxWorkgroupBytes)
+    return forall.emitError("posenc-gpu-map-attention: the tile buffers need ")
+           << workgroupBytes << " bytes of shared memory per block, more than "
+           << options.maxWorkgroupBytes
+           << "; use a smaller key tile (or query tile)";
+  return success();
+}
+
+/// A barrier is only needed after a mapped op that reads or writes shared
+/// memory (the next op may read what it wrote, or overwrite what it read);
+/// private rows are only ever touched by their own thread.
+void AttentionMapper::dropUnneededBarriers() {
+  for (MappedOp &m : mapped) {
+    if (!m.barrier)
+      continue;
+    bool touchesShared = false;
+    m.op->walk([&](Operation *op) {
+      Value memref;
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        memref = load.getMemRef();
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        memref = store.getMemRef();
+      if (memref && gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(
+                        cast<MemRefType>(memref.getType())))
+        touchesShared = true;
+    });
+    if (!touchesShared)
+      rewriter.eraseOp(m.barrier);
+  }
+}
+
+LogicalResult AttentionMapper::run() {
+  if (failed(checkForall()))
+    return failure();
+  Location loc = forall.getLoc();
+  Block *body = forall.getBody();
+
+  if (!options.emulateOnCPU) {
+    // Grid: the last forall dim (query tiles) on x, the one before (heads)
+    // on y, the rest (batch dims) linearized on z.
+    rewriter.setInsertionPoint(forall);
+    SmallVector<Value> ubs = getValueOrCreateConstantIndexOp(
+        rewriter, loc, forall.getMixedUpperBound());
+    int64_t n = ubs.size();
+    Value one = indexConst(rewriter, loc, 1);
+    Value gridX = ubs[n - 1];
+    Value gridY = n >= 2 ? ubs[n - 2] : one;
+    Value gridZ = one;
+    for (int64_t d = 0; d + 2 < n; ++d)
+      gridZ = arith::MulIOp::create(rewriter, loc, gridZ, ubs[d]);
+    launch = gpu::LaunchOp::create(rewriter, loc, gridX, gridY, gridZ,
+                                   indexConst(rewriter, loc, options.blockSize),
+                                   one, one);
+    Block &launchBody = launch.getBody().front();
+    rewriter.setInsertionPointToEnd(&launchBody);
+    auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+    rewriter.setInsertionPoint(terminator);
+    gpu::KernelDim3 blockIds = launch.getBlockIds();
+    threadId = launch.getThreadIds().x;
+    SmallVector<Value> ivs(n);
+    ivs[n - 1] = blockIds.x;
+    if (n >= 2)
+      ivs[n - 2] = blockIds.y;
+    Value rest = blockIds.z;
+    for (int64_t d = n - 3; d >= 0; --d) {
+      ivs[d] =
+          d > 0 ? arith::RemUIOp::create(rewriter, loc, rest, ubs[d]) : rest;
+      if (d > 0)
+        rest = arith::DivUIOp::create(rewriter, loc, rest, ubs[d]);
+    }
+    rewriter.eraseOp(body->getTerminator());
+    rewriter.inlineBlockBefore(body, terminator, ivs);
+    rewriter.eraseOp(forall);
+    body = &launchBody;
+  }
+
+  stageContractionOperands(body);
+  if (failed(convertTileOpsToLoops(body)))
+    return failure();
+  if (failed(placeBuffers(body)))
+    return failure();
+  dropUnneededBarriers();
+
+  // Everything else the block runs must be uniform index arithmetic: a
+  // store outside a mapped op would run once per thread.
+  WalkResult stray = body->walk([&](memref::StoreOp store) {
+    for (MappedOp &m : mapped)
+      if (m.op->isAncestor(store))
+        return WalkResult::advance();
+    store.emitError("posenc-gpu-map-attention: store outside a mapped tile op");
+    return WalkResult::interrupt();
+  });
+  return failure(stray.wasInterrupted());
+}
+
+LogicalResult
+posenc::mapAttentionForallToGPU(RewriterBase &rewriter, scf::ForallOp forall,
+                                const AttentionGPUMappingOptions &options) {
+  return AttentionMapper(rewriter, forall, options).run();
+}
+
+namespace {
+struct PosencGpuMapAttentionPass
+    : posenc::impl::PosencGpuMapAttentionPassBase<PosencGpuMapAttentionPass> {
+  using PosencGpuMapAttentionPassBase::PosencGpuMapAttentionPassBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForallOp> foralls;
+    getOperation().walk([&](scf::ForallOp forall) {
+      if (!forall->getParentOfType<gpu::GPUModuleOp>() &&
+          !forall->getParentOfType<gpu::LaunchOp>() &&
+          !forall->getParentOfType<scf::ForallOp>())
+        foralls.push_back(forall);
+    });
+    AttentionGPUMappingOptions options;
+    options.blockSize = blockSize;
+    options.emulateOnCPU = emulateOnCPU;
+    IRRewriter rewriter(&getContext());
+    for (scf::ForallOp forall : foralls)
+      if (failed(mapAttentionForallToGPU(rewriter, forall, options)))
+        return signalPassFailure();
+  }
+};
+} // namespace

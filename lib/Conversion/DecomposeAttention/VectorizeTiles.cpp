@@ -1,0 +1,188 @@
+//===- VectorizeTiles.cpp - register tiles and vectors for attention ------===//
+//
+// The CPU code generation of the flash-style decomposition, in two passes
+// around bufferization:
+//
+//  * --posenc-vectorize-attention-tiles (tensors): tiles every linalg op the
+//    decomposition marked with `posenc.vector_tile` to its register tile and
+//    vectorizes the static tiles with upstream linalg::vectorize. Multiply-add
+//    reductions are folded into vector.contract.
+//  * --posenc-lower-attention-vectors (memrefs): hoists the accumulator
+//    transfers out of the reduction loops, lowers contractions to outer
+//    products (one FMA per accumulator row with a broadcast scalar), lowers
+//    reductions across rows to elementwise ops, and replaces f32 exp/sin/cos
+//    with the upstream polynomial approximations so they stay in vectors.
+//
+// Everything here is upstream transformations; the decomposition only
+// chooses the layout and the tile sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace posenc {
+#define GEN_PASS_DEF_POSENCVECTORIZEATTENTIONTILESPASS
+#define GEN_PASS_DEF_POSENCLOWERATTENTIONVECTORSPASS
+#include "posenc/Conversion/Passes.h.inc"
+} // namespace posenc
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
+
+/// Vectorizes `op` if upstream can (static shapes); otherwise leaves it.
+static void vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
+  if (failed(linalg::vectorizeOpPrecondition(op, {}, {},
+                                             /*vectorizeNDExtract=*/true)))
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> result =
+      linalg::vectorize(rewriter, op, {}, {}, /*vectorizeNDExtract=*/true);
+  if (failed(result))
+    return;
+  if (op->getNumResults())
+    rewriter.replaceOp(op, result->replacements);
+  else
+    rewriter.eraseOp(op);
+}
+
+struct PosencVectorizeAttentionTilesPass
+    : posenc::impl::PosencVectorizeAttentionTilesPassBase<
+          PosencVectorizeAttentionTilesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<linalg::LinalgOp> marked;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kVectorTileAttr))
+        marked.push_back(op);
+    });
+    IRRewriter rewriter(ctx);
+    for (linalg::LinalgOp op : marked) {
+      ArrayRef<int64_t> sizes =
+          cast<DenseI64ArrayAttr>(op->getAttr(kVectorTileAttr)).asArrayRef();
+      op->removeAttr(kVectorTileAttr);
+      if (llvm::all_of(sizes, [](int64_t s) { return s == 0; })) {
+        vectorizeIfStatic(rewriter, op);
+        continue;
+      }
+      scf::SCFTilingOptions options;
+      SmallVector<OpFoldResult> tileSizes;
+      for (int64_t s : sizes)
+        tileSizes.push_back(rewriter.getIndexAttr(s));
+      options.setTileSizes(tileSizes);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(tiled))
+        continue;
+      rewriter.replaceOp(op, tiled->replacements);
+      for (Operation *tile : tiled->tiledOps)
+        vectorizeIfStatic(rewriter, tile);
+    }
+
+    // Fold the broadcast-multiply-reduce form of the contractions into
+    // vector.contract and clean up the transfers of the tiles.
+    RewritePatternSet patterns(ctx);
+    // Broadcasting reads become read + vector.broadcast, which the contract
+    // patterns fold into the contraction's indexing maps.
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorReductionToContractPatterns(patterns);
+    vector::populateSinkVectorOpsPatterns(patterns);
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+    vector::ContractionOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+struct PosencLowerAttentionVectorsPass
+    : posenc::impl::PosencLowerAttentionVectorsPassBase<
+          PosencLowerAttentionVectorsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *ctx = &getContext();
+    // The accumulator of each register tile stays in registers across its
+    // reduction loop.
+    linalg::hoistRedundantVectorTransfers(func, /*verifyNonZeroTrip=*/true);
+
+    RewritePatternSet patterns(ctx);
+    vector::populateVectorContractLoweringPatterns(
+        patterns, vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorMultiReductionLoweringPatterns(
+        patterns, vector::VectorMultiReductionLowering::InnerParallel);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorBroadcastLoweringPatterns(patterns);
+    vector::populateVectorShapeCastLoweringPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+
+    // Polynomial exp/sin/cos for the vectorized tiles only: scalar math
+    // (the reference lowering, unvectorized fallbacks) keeps libm.
+    SmallVector<Operation *> vectorMath;
+    func.walk([&](Operation *op) {
+      if (isa<math::ExpOp, math::SinOp, math::CosOp>(op) &&
+          isa<VectorType>(op->getResult(0).getType()))
+        vectorMath.push_back(op);
+    });
+    RewritePatternSet mathPatterns(ctx);
+    populateMathPolynomialApproximationPatterns(
+        mathPatterns, [](StringRef name) {
+          return name == math::ExpOp::getOperationName() ||
+                 name == math::SinOp::getOperationName() ||
+                 name == math::CosOp::getOperationName();
+        });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(applyOpPatternsGreedily(vectorMath, std::move(mathPatterns),
+                                       config)))
+      return signalPassFailure();
+
+    // SCF-to-OpenMP wraps each parallel iteration in memref.alloca_scope,
+    // a single-block region that SCF-to-CF would then split into several
+    // blocks (invalid). Nothing inside allocates on the stack (tiles are
+    // heap buffers, transfers are fully unrolled), so the scope is inlined.
+    SmallVector<memref::AllocaScopeOp> scopes;
+    func.walk([&](memref::AllocaScopeOp scope) {
+      bool allocates = false;
+      scope.walk([&](memref::AllocaOp) { allocates = true; });
+      if (!allocates)
+        scopes.push_back(scope);
+    });
+    IRRewriter rewriter(ctx);
+    for (memref::AllocaScopeOp scope : scopes) {
+      Block &body = scope.getBodyRegion().front();
+      Operation *terminator = body.getTerminator();
+      SmallVector<Value> results(terminator->getOperands());
+      rewriter.eraseOp(terminator);
+      rewriter.inlineBlockBefore(&body, scope);
+      rewriter.replaceOp(scope, results);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,36 @@
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=64 key-tile=64 vector-layout=1" --posenc-vectorize-attention-tiles | FileCheck %s --check-prefix=VEC
+// RUN: posenc-opt %s --posenc-cpu-pipeline | FileCheck %s --check-prefix=LLVM
+
+// The CPU vector layout: every tile op is register-tiled and vectorized (no
+// linalg op is left for a static head dim), both contractions are
+// vector.contract on an 8 x 32 register tile with one reduction step, the
+// softmax statistics are reductions across rows of S^T, and the tiles run in
+// a parallel forall.
+// VEC-LABEL: func.func @rope_attention
+// VEC: scf.forall
+// VEC-NOT: linalg.
+// VEC: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
+// VEC: vector.multi_reduction <maximumf>, {{.*}} [0] : vector<8x64xf32> to vector<64xf32>
+// VEC: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// VEC-NOT: linalg.
+// VEC: return
+
+// The whole pipeline: the tile loop is an OpenMP worksharing loop, the
+// contractions are FMAs on 512-bit-wide (16 x f32) vectors or wider, exp,
+// sin and cos are polynomials (no libm call, no llvm.intr.exp).
+// LLVM-LABEL: llvm.func @rope_attention
+// LLVM: omp.parallel
+// LLVM: omp.wsloop
+// LLVM: llvm.intr.fma{{.*}}vector<32xf32>
+// LLVM-NOT: llvm.intr.exp
+// LLVM-NOT: llvm.intr.sin
+// LLVM-NOT: llvm.intr.cos
+// LLVM-NOT: @expf
+func.func @rope_attention(%q: tensor<1x4x100x64xf32>, %k: tensor<1x2x100x64xf32>,
+                          %v: tensor<1x2x100x64xf32>, %pos: tensor<100xi32>) -> tensor<1x4x100x64xf32> {
+  %qr = posenc.rope %q, %pos layout half : tensor<1x4x100x64xf32>, tensor<100xi32>
+  %kr = posenc.rope %k, %pos layout half : tensor<1x2x100x64xf32>, tensor<100xi32>
+  %o = posenc.attention %qr, %kr, %v {causal}
+      : tensor<1x4x100x64xf32>, tensor<1x2x100x64xf32>, tensor<1x2x100x64xf32> -> tensor<1x4x100x64xf32>
+  return %o : tensor<1x4x100x64xf32>
+}
