@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/AttentionToGPU/AttentionToGPU.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -49,10 +50,6 @@ static constexpr StringLiteral kStagingAttr = "posenc.gpu_staging";
 /// The size operand of dynamic dimension `dim` of `alloc`.
 static Value dynamicSizeOf(memref::AllocOp alloc, int64_t dim) {
   return alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(dim)];
-}
-
-static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
 }
 
 /// A constant upper bound of the index `v`: constants, min(x, c) (how the

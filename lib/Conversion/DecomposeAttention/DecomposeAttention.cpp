@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
@@ -51,49 +52,12 @@ namespace {
 
 using utils::IteratorType;
 
-static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
-}
-
-static Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
-}
-
-static SmallVector<IteratorType> iterators(int64_t numParallel,
-                                           int64_t numReduction = 0) {
-  SmallVector<IteratorType> its(numParallel, IteratorType::parallel);
-  its.append(numReduction, IteratorType::reduction);
-  return its;
-}
-
 static AffineMap mapOf(MLIRContext *ctx, int64_t numDims,
                        ArrayRef<int64_t> dims) {
   SmallVector<AffineExpr> exprs;
   for (int64_t d : dims)
     exprs.push_back(getAffineDimExpr(d, ctx));
   return AffineMap::get(numDims, 0, exprs, ctx);
-}
-
-static Value buildGeneric(
-    OpBuilder &b, Location loc, ValueRange inputs, Value init,
-    ArrayRef<AffineMap> maps, ArrayRef<IteratorType> its,
-    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  return linalg::GenericOp::create(b, loc, init.getType(), inputs,
-                                   ValueRange{init}, maps, its, body)
-      .getResult(0);
-}
-
-static void yieldValue(OpBuilder &b, Location loc, Value v) {
-  linalg::YieldOp::create(b, loc, ValueRange{v});
 }
 
 /// A tile-shaped tensor filled with `value`.
@@ -273,8 +237,6 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                           yieldValue(b, loc, castFloat(b, loc, args[0], c));
                         });
   int64_t rotaryDim = rope.getRotaryDim();
-  int64_t half = rotaryDim / 2;
-  bool interleaved = rope.getLayout() == Layout::interleaved;
   FloatType angleType = cast<FloatType>(
       cast<RankedTensorType>(invFreq.getType()).getElementType());
   double attentionFactor = rope.getEffectiveAttentionFactor();
@@ -283,49 +245,18 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
       iterators(2), [&](OpBuilder &b, Location loc, ValueRange args) {
         Value row = linalg::IndexOp::create(b, loc, 0);
         Value d = linalg::IndexOp::create(b, loc, 1);
-        Value zero = indexConst(b, loc, 0);
-        Value inRotary = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, d, indexConst(b, loc, rotaryDim));
-        Value pair, isFirst, partner;
-        if (interleaved) {
-          Value two = indexConst(b, loc, 2);
-          pair = arith::DivUIOp::create(b, loc, d, two);
-          Value odd = arith::RemUIOp::create(b, loc, d, two);
-          isFirst =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, odd, zero);
-          Value next = arith::AddIOp::create(b, loc, d, indexConst(b, loc, 1));
-          Value prev = arith::SubIOp::create(b, loc, d, indexConst(b, loc, 1));
-          partner = arith::SelectOp::create(b, loc, isFirst, next, prev);
-        } else {
-          Value halfC = indexConst(b, loc, half);
-          pair = arith::RemUIOp::create(b, loc, d, halfC);
-          isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, d,
-                                          halfC);
-          Value up = arith::AddIOp::create(b, loc, d, halfC);
-          Value down = arith::SubIOp::create(b, loc, d, halfC);
-          partner = arith::SelectOp::create(b, loc, isFirst, up, down);
-        }
-        pair = arith::SelectOp::create(b, loc, inRotary, pair, zero);
-        partner = arith::SelectOp::create(b, loc, inRotary, partner, d);
+        RotaryPairIndex idx =
+            buildRotaryPairIndex(b, loc, d, rope.getLayout(), rotaryDim);
+        Value isFirst = idx.isFirst, inRotary = idx.inRotary;
         Value x = castFloat(b, loc, args[0], c);
         Value y = castFloat(
             b, loc,
-            tensor::ExtractOp::create(b, loc, tile, ValueRange{row, partner}), c);
-        Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
-        Value pos = arith::SIToFPOp::create(b, loc, angleType, args[1]);
-        Value theta = arith::MulFOp::create(b, loc, pos, inv);
-        Value cs = castFloat(b, loc, math::CosOp::create(b, loc, theta), c);
-        Value sn = castFloat(b, loc, math::SinOp::create(b, loc, theta), c);
-        if (attentionFactor != 1.0) {
-          Value af = floatConst(b, loc, c, attentionFactor);
-          cs = arith::MulFOp::create(b, loc, cs, af);
-          sn = arith::MulFOp::create(b, loc, sn, af);
-        }
-        Value xc = arith::MulFOp::create(b, loc, x, cs);
-        Value ys = arith::MulFOp::create(b, loc, y, sn);
-        Value firstV = arith::SubFOp::create(b, loc, xc, ys);
-        Value secondV = arith::AddFOp::create(b, loc, xc, ys);
-        Value rotated = arith::SelectOp::create(b, loc, isFirst, firstV, secondV);
+            tensor::ExtractOp::create(b, loc, tile, ValueRange{row, idx.partner}),
+            c);
+        Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
+        auto [cs, sn] = buildRotaryCosSin(b, loc, args[1], inv, angleType, c,
+                                          attentionFactor);
+        Value rotated = buildRotatedElement(b, loc, x, y, cs, sn, isFirst);
         // posenc.rope stores its result in the element type.
         rotated = castFloat(b, loc, castFloat(b, loc, rotated, elemType), c);
         yieldValue(b, loc, arith::SelectOp::create(b, loc, inRotary, rotated, x));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
 
@@ -38,32 +39,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 using utils::IteratorType;
-
-/// The type element computations run in: f32 for f16/bf16/f32, f64 for f64.
-static FloatType computeTypeFor(Type elementType) {
-  if (elementType.isF64())
-    return Float64Type::get(elementType.getContext());
-  return Float32Type::get(elementType.getContext());
-}
-
-/// Converts a float scalar to `to` (extf / truncf / nothing).
-static Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
-}
-
-static Value floatConst(OpBuilder &b, Location loc, Type type, double value) {
-  return arith::ConstantOp::create(b, loc, type,
-                                   b.getFloatAttr(type, value));
-}
-
-static Value indexConst(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIndexOp::create(b, loc, value);
-}
 
 /// The sizes of all dims of a ranked tensor value as OpFoldResults.
 static SmallVector<OpFoldResult> mixedSizes(OpBuilder &b, Location loc,
@@ -107,24 +82,6 @@ static void assertDimsEqual(OpBuilder &b, Location loc, Value a, int64_t da,
   cf::AssertOp::create(b, loc, eq, b.getStringAttr(message));
 }
 
-/// Identity iterator list helper.
-static SmallVector<IteratorType> iterators(int64_t numParallel,
-                                           int64_t numReduction = 0) {
-  SmallVector<IteratorType> its(numParallel, IteratorType::parallel);
-  its.append(numReduction, IteratorType::reduction);
-  return its;
-}
-
-/// Builds a linalg.generic with one result.
-static Value buildGeneric(
-    OpBuilder &b, Location loc, ValueRange inputs, Value init,
-    ArrayRef<AffineMap> maps, ArrayRef<IteratorType> its,
-    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  auto generic = linalg::GenericOp::create(b, loc, init.getType(), inputs,
-                                           ValueRange{init}, maps, its, body);
-  return generic.getResult(0);
-}
-
 /// Replaces `op` by `value`, casting to the op's declared result type when
 /// the verifier accepted a result that is only compatible (more or less
 /// static) with the computed one.
@@ -134,11 +91,6 @@ static void replaceWithResultType(ConversionPatternRewriter &rewriter,
   if (value.getType() != resultType)
     value = tensor::CastOp::create(rewriter, op->getLoc(), resultType, value);
   rewriter.replaceOp(op, value);
-}
-
-/// Terminates a linalg.generic body with one value.
-static void yieldValue(OpBuilder &b, Location loc, Value v) {
-  linalg::YieldOp::create(b, loc, ValueRange{v});
 }
 
 static SmallVector<Value> loopIndices(OpBuilder &b, Location loc,
@@ -336,10 +288,7 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
     Value positions = adaptor.getPositions();
     auto inputType = cast<RankedTensorType>(input.getType());
     int64_t rank = inputType.getRank();
-    int64_t headDim = op.getHeadDim();
     int64_t rotaryDim = op.getRotaryDimOrDefault();
-    int64_t half = rotaryDim / 2;
-    bool interleaved = op.getLayout() == Layout::interleaved;
     bool exact = op.getPrecision() == AnglePrecision::exact;
     Type elemType = inputType.getElementType();
     FloatType computeType = computeTypeFor(elemType);
@@ -365,66 +314,22 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
         {identity, posMap, identity}, iterators(rank),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           SmallVector<Value> ivs = loopIndices(b, loc, rank);
-          Value d = ivs.back();
-          Value zero = indexConst(b, loc, 0);
-          Value rotC = indexConst(b, loc, rotaryDim);
-          Value halfC = indexConst(b, loc, half);
-          Value inRotary = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ult, d, rotC);
-          // Pair index and partner dim; dims past rotary_dim are clamped to
-          // valid indices and pass through below.
-          Value pair, isFirst, partner;
-          if (interleaved) {
-            Value two = indexConst(b, loc, 2);
-            pair = arith::DivUIOp::create(b, loc, d, two);
-            Value odd = arith::RemUIOp::create(b, loc, d, two);
-            isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                            odd, zero);
-            Value next = arith::AddIOp::create(b, loc, d, indexConst(b, loc, 1));
-            Value prev = arith::SubIOp::create(b, loc, d, indexConst(b, loc, 1));
-            partner = arith::SelectOp::create(b, loc, isFirst, next, prev);
-          } else {
-            pair = arith::RemUIOp::create(b, loc, d, halfC);
-            isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                            d, halfC);
-            Value up = arith::AddIOp::create(b, loc, d, halfC);
-            Value down = arith::SubIOp::create(b, loc, d, halfC);
-            partner = arith::SelectOp::create(b, loc, isFirst, up, down);
-          }
-          pair = arith::SelectOp::create(b, loc, inRotary, pair, zero);
-          partner = arith::SelectOp::create(b, loc, inRotary, partner, d);
-
+          RotaryPairIndex idx = buildRotaryPairIndex(
+              b, loc, ivs.back(), op.getLayout(), rotaryDim);
           SmallVector<Value> partnerIdx(ivs);
-          partnerIdx.back() = partner;
+          partnerIdx.back() = idx.partner;
           Value x = castFloat(b, loc, args[0], computeType);
           Value y = castFloat(
               b, loc, tensor::ExtractOp::create(b, loc, input, partnerIdx),
               computeType);
-
-          Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
-          Value pos = positionToFloat(b, loc, args[1], angleType);
-          Value theta = arith::MulFOp::create(b, loc, pos, inv);
-          Value c = castFloat(b, loc, math::CosOp::create(b, loc, theta),
-                              computeType);
-          Value s = castFloat(b, loc, math::SinOp::create(b, loc, theta),
-                              computeType);
-          if (attentionFactor != 1.0) {
-            Value af = floatConst(b, loc, computeType, attentionFactor);
-            c = arith::MulFOp::create(b, loc, c, af);
-            s = arith::MulFOp::create(b, loc, s, af);
-          }
-          // First of a pair: a cos - b sin; second: b cos + a sin.
-          Value xc = arith::MulFOp::create(b, loc, x, c);
-          Value ys = arith::MulFOp::create(b, loc, y, s);
-          Value firstV = arith::SubFOp::create(b, loc, xc, ys);
-          Value secondV = arith::AddFOp::create(b, loc, xc, ys);
-          Value rotated =
-              arith::SelectOp::create(b, loc, isFirst, firstV, secondV);
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
+          auto [c, s] = buildRotaryCosSin(b, loc, args[1], inv, angleType,
+                                          computeType, attentionFactor);
+          Value rotated = buildRotatedElement(b, loc, x, y, c, s, idx.isFirst);
           Value out = castFloat(b, loc, rotated, elemType);
-          out = arith::SelectOp::create(b, loc, inRotary, out, args[0]);
+          out = arith::SelectOp::create(b, loc, idx.inRotary, out, args[0]);
           yieldValue(b, loc, out);
         });
-    (void)headDim;
     replaceWithResultType(rewriter, op, result);
     return success();
   }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
 
@@ -55,20 +56,6 @@ static std::optional<FoldableRope> matchFoldableRope(Value v) {
                               rope.getRotaryDimOrDefault(), scaling,
                               attentionFactor, rope.getPrecision());
   return FoldableRope{attr, rope.getInput(), rope.getPositions(), rope};
-}
-
-static Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// Converts a float scalar to `to` (extf / truncf / nothing).
-static Value castFloat(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = v.getType();
-  if (from == to)
-    return v;
-  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
-    return arith::ExtFOp::create(b, loc, to, v);
-  return arith::TruncFOp::create(b, loc, to, v);
 }
 
 /// Rounds a compute-type value through `elemType` and back (the reference

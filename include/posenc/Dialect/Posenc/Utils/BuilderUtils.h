@@ -1,0 +1,76 @@
+//===- BuilderUtils.h - IR building blocks shared by the lowerings -*- C++ -*-===//
+//
+// Small builders every posenc lowering needs (scalar casts and constants,
+// linalg.generic plumbing) and the RoPE element math, written once so that
+// the reference lowering, the fused decomposition and the GPU mapping emit
+// the same arithmetic for the same formula of the op descriptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_DIALECT_POSENC_UTILS_BUILDERUTILS_H
+#define POSENC_DIALECT_POSENC_UTILS_BUILDERUTILS_H
+
+#include "posenc/Dialect/Posenc/IR/PosencAttrs.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace posenc {
+
+/// The type element computations run in: f32 for f16/bf16/f32, f64 for f64.
+mlir::FloatType computeTypeFor(mlir::Type elementType);
+
+/// Converts a float scalar to `to` (extf / truncf / nothing).
+mlir::Value castFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                      mlir::Type to);
+
+mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
+                       double value);
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
+
+/// `numParallel` parallel iterators followed by `numReduction` reductions.
+llvm::SmallVector<mlir::utils::IteratorType>
+iterators(int64_t numParallel, int64_t numReduction = 0);
+
+/// A linalg.generic with one result (the type of `init`).
+mlir::Value buildGeneric(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
+    mlir::Value init, llvm::ArrayRef<mlir::AffineMap> maps,
+    llvm::ArrayRef<mlir::utils::IteratorType> its,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
+                            mlir::ValueRange)>
+        body);
+
+/// Terminates a linalg.generic body with one value.
+void yieldValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+
+/// Where dim `d` of a RoPE row sits (posenc.rope's description): the index of
+/// its frequency, whether it is the first element of its pair, its partner
+/// dim, and whether it is rotated at all (d < rotary_dim). Dims past
+/// rotary_dim get pair 0 and partner d, so every index stays in bounds.
+struct RotaryPairIndex {
+  mlir::Value pair, isFirst, partner, inRotary;
+};
+RotaryPairIndex buildRotaryPairIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value d, Layout layout,
+                                     int64_t rotaryDim);
+
+/// cos and sin of theta = pos * invFreq, computed in `angleType` (f32: fast,
+/// f64: exact), converted to `computeType` and scaled by `attentionFactor`.
+std::pair<mlir::Value, mlir::Value>
+buildRotaryCosSin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value position,
+                  mlir::Value invFreq, mlir::FloatType angleType,
+                  mlir::FloatType computeType, double attentionFactor);
+
+/// The rotated value of element `x` whose pair partner is `y`:
+/// (a, b) -> (a cos - b sin, a sin + b cos), i.e. x cos - y sin for the first
+/// element of a pair and x cos + y sin for the second.
+mlir::Value buildRotatedElement(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value x, mlir::Value y, mlir::Value cos,
+                                mlir::Value sin, mlir::Value isFirst);
+
+} // namespace posenc
+
+#endif // POSENC_DIALECT_POSENC_UTILS_BUILDERUTILS_H
