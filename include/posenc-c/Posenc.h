@@ -202,10 +202,21 @@ POSENC_CAPI_EXPORTED PosencPackedFunction
 posencJitLookupPacked(PosencJit jit, const char *name, char **error);
 
 /// Looks up the packed wrapper of `name` (see posencJitLookupPacked) and calls
-/// it with `args`. Returns false if the function does not exist.
+/// it with `args` through posencJitCall. Returns false if the function does
+/// not exist or a run-time check failed.
 POSENC_CAPI_EXPORTED bool posencJitInvokePacked(PosencJit jit,
                                                 const char *name, void **args,
                                                 char **error);
+
+/// Calls a packed wrapper returned by posencJitLookupPacked. A run-time check
+/// of the compiled code (e.g. posenc.rope's "length of 'positions' differs
+/// from the sequence dim of 'input'", a `cf.assert`) does not abort the
+/// process: the call returns false and `error` holds the check's message.
+/// Buffers the function allocated before the failed check are leaked. Checks
+/// that fail on a thread other than the caller's (inside a parallel region)
+/// still abort.
+POSENC_CAPI_EXPORTED bool posencJitCall(PosencPackedFunction function,
+                                        void **args, char **error);
 
 #ifdef __cplusplus
 }

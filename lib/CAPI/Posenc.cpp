@@ -37,6 +37,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+
+#include <csetjmp>
+#include <cstdio>
+#include <cstdlib>
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -451,6 +455,10 @@ bool posencModulePrepareForJit(PosencModule module, const char *funcName,
 // JIT
 //===----------------------------------------------------------------------===//
 
+/// Resolves the compiled code's puts/abort so that run-time checks report
+/// through posencJitCall (defined below).
+static void registerRuntimeCheckSymbols(ExecutionEngine &engine);
+
 PosencJit posencJitCreate(PosencModule module, int optLevel,
                           const char *const *sharedLibs, size_t numSharedLibs,
                           char **error) {
@@ -548,10 +556,80 @@ PosencJit posencJitCreate(PosencModule module, int optLevel,
   if (!engine)
     return fail(diagnostics.message("cannot JIT-compile the module: " +
                                     llvm::toString(engine.takeError())));
+  registerRuntimeCheckSymbols(**engine);
   return PosencJit{engine->release()};
 }
 
 void posencJitDestroy(PosencJit jit) { delete unwrap(jit); }
+
+//===----------------------------------------------------------------------===//
+// Run-time checks
+//===----------------------------------------------------------------------===//
+
+// cf.assert lowers to `puts(message); abort();`. The JIT resolves those two
+// symbols of its code to the functions below: inside posencJitCall they
+// record the message and jump back to the call instead of ending the
+// process (the C API's callers, Python among them, get an error). Outside a
+// posencJitCall (another thread, or code called some other way) they behave
+// as the C library's.
+namespace {
+struct RuntimeCheckFrame {
+  std::jmp_buf env;
+  std::string message;
+};
+thread_local RuntimeCheckFrame *activeRuntimeCheck = nullptr;
+} // namespace
+
+extern "C" int posencRuntimePuts(const char *text) {
+  if (activeRuntimeCheck) {
+    activeRuntimeCheck->message = text ? text : "";
+    return 0;
+  }
+  return std::puts(text);
+}
+
+extern "C" [[noreturn]] void posencRuntimeAbort() {
+  if (activeRuntimeCheck)
+    std::longjmp(activeRuntimeCheck->env, 1);
+  std::abort();
+}
+
+static void registerRuntimeCheckSymbols(ExecutionEngine &engine) {
+  engine.registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("puts")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&posencRuntimePuts),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("abort")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&posencRuntimeAbort),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+}
+
+bool posencJitCall(PosencPackedFunction function, void **args,
+                   char **error) {
+  clearError(error);
+  if (!function) {
+    setError(error, "posencJitCall: null function");
+    return false;
+  }
+  RuntimeCheckFrame frame;
+  RuntimeCheckFrame *outer = activeRuntimeCheck;
+  activeRuntimeCheck = &frame;
+  // Only JIT-compiled frames (no destructors) lie between here and the
+  // longjmp in posencRuntimeAbort.
+  if (setjmp(frame.env) == 0) {
+    function(args);
+    activeRuntimeCheck = outer;
+    return true;
+  }
+  activeRuntimeCheck = outer;
+  setError(error, "run-time check failed: " +
+                      (frame.message.empty() ? std::string("abort() called")
+                                             : frame.message));
+  return false;
+}
 
 void *posencJitLookup(PosencJit jit, const char *name, char **error) {
   clearError(error);
@@ -596,6 +674,5 @@ bool posencJitInvokePacked(PosencJit jit, const char *name, void **args,
   PosencPackedFunction function = posencJitLookupPacked(jit, name, error);
   if (!function)
     return false;
-  function(args);
-  return true;
+  return posencJitCall(function, args, error);
 }

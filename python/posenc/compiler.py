@@ -32,9 +32,12 @@ float scalars. numpy has no bfloat16: bf16 tensors are passed and returned as
 ``np.uint16`` arrays of bf16 bit patterns (see ``to_bf16_bits`` and
 ``from_bf16_bits``). Scalars are Python or numpy numbers.
 
-What is not checked: whether dynamic sizes agree with each other (e.g. the two
-operands of an elementwise add); the compiled code decides what a mismatch
-does, so callers must pass consistent shapes.
+Dynamic sizes that must agree (e.g. the length of RoPE positions and the
+sequence dim of its input) are checked by the compiled code; a failed check
+raises ``PosencError`` with the op's message instead of aborting the
+interpreter (buffers the call allocated before the check are leaked).
+Upstream ops without such checks (e.g. an elementwise add of two `?` tensors)
+leave a mismatch undefined, so callers must still pass consistent shapes.
 
 The shared library ``libPosencCAPI.so`` is found through, in order,
 ``$POSENC_CAPI_LIB`` (the file), ``$POSENC_BUILD_DIR/lib`` (a build tree) and
@@ -120,7 +123,6 @@ class _Jit(ctypes.Structure):
     _fields_ = [("ptr", ctypes.c_void_p)]
 
 
-_PackedFunction = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p))
 _Error = ctypes.POINTER(ctypes.c_void_p)
 
 
@@ -187,6 +189,8 @@ class _Library:
         self.jit_destroy = proto("posencJitDestroy", None, _Jit)
         self.jit_lookup_packed = proto("posencJitLookupPacked", c_void_p, _Jit, c_char_p,
                                        _Error)
+        self.jit_call = proto("posencJitCall", c_bool, c_void_p,
+                              ctypes.POINTER(ctypes.c_void_p), _Error)
 
         libc = ctypes.CDLL(None)
         self.free = libc.free
@@ -520,7 +524,11 @@ class CompiledFunction:
             slots.append(ctypes.addressof(scalar_result))
 
         packed = (ctypes.c_void_p * max(1, len(slots)))(*slots)
-        self._packed(packed)
+        # Through posencJitCall: a failed run-time check of the compiled code
+        # (e.g. inconsistent dynamic sizes) raises PosencError instead of
+        # aborting the interpreter.
+        self._library.call(self._library.jit_call, self._packed, packed,
+                           what=f"@{self.name} failed")
 
         if scalar_result is not None:
             return self._scalar_result(self._results[0], scalar_result.value)
@@ -625,5 +633,5 @@ def compile(ir, entry=None, target="cpu", pipeline=None, *, opt_level=2,
     except PosencError:
         library.jit_destroy(jit)
         raise
-    return CompiledFunction(library, jit, _PackedFunction(address), signature,
+    return CompiledFunction(library, jit, address, signature,
                             lowered_ir)

@@ -553,3 +553,20 @@ def test_bf16_helpers():
     np.testing.assert_array_equal(from_bf16_bits(to_bf16_bits(exact)), exact)
     with pytest.raises(TypeError):
         from_bf16_bits(np.zeros(2, np.int32))
+
+
+def test_failed_runtime_check_raises_instead_of_aborting():
+    """posenc.rope checks at run time that the positions match the sequence
+    dim (both dynamic here); a mismatch is a PosencError with the op's
+    message, and the interpreter and the compiled function survive it."""
+    rope = compile("""
+func.func @rope(%x: tensor<?x4xf32>, %pos: tensor<?xi32>) -> tensor<?x4xf32> {
+  %r = posenc.rope %x, %pos layout half : tensor<?x4xf32>, tensor<?xi32>
+  return %r : tensor<?x4xf32>
+}""")
+    x = np.ones((4, 4), np.float32)
+    with pytest.raises(PosencError, match="length of 'positions' differs from the sequence dim"):
+        rope(x, np.arange(3, dtype=np.int32))
+    # The same function still works afterwards.
+    out = rope(x, np.zeros(4, dtype=np.int32))
+    assert np.array_equal(out, x)
