@@ -34,6 +34,13 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     // fusion below could merge a prologue into a contraction.
     pm.addNestedPass<func::FuncOp>(createPosencVectorizeAttentionTilesPass());
     pm.addPass(createCanonicalizerPass());
+    // RoPE not folded into attention: a parallel vector loop nest instead of
+    // the reference's scalar generic.
+    if (options.fastRope) {
+      PosencLowerRopePassOptions ropeOptions;
+      ropeOptions.blockRows = options.ropeBlockRows;
+      pm.addPass(createPosencLowerRopePass(ropeOptions));
+    }
   }
   pm.addPass(createPosencToLinalgPass());
   // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
@@ -45,6 +52,10 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
 
   // Tensors to buffers; function boundaries get identity-layout memrefs so
   // that callers (mlir-runner, the C API, numpy) pass plain dense buffers.
+  // A result materialized into a destination buffer (the C API's and the
+  // benchmark's `out` argument) is computed there, not in a new buffer that
+  // is then copied.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferizeOptions;
   bufferizeOptions.bufferizeFunctionBoundaries = true;
   bufferizeOptions.functionBoundaryTypeConversion =

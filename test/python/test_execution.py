@@ -254,6 +254,32 @@ def test_rope_f64():
     run_rope((1, 6, 8), np.arange(6), "half", elem="f64")
 
 
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rope_many_row_blocks(elem, layout):
+    """A sequence of several row blocks of the fused lowering
+    (--posenc-lower-rope: 16 to 85 rows per block here) with a partial last
+    block, rotary_dim < D, a dynamic sequence dim and f16/bf16 storage."""
+    got, want = run_rope((2, 2, 101, 48), np.arange(7, 108), layout, elem=elem,
+                         rotary_dim=40, dynamic_seq=True)
+    assert np.array_equal(got[..., 40:], want[..., 40:])
+
+
+@pytest.mark.parametrize("rows", [1, 3, 7])
+@pytest.mark.parametrize("layout", ["interleaved", "half"])
+def test_rope_fused_block_rows_option(rows, layout, cpu_path):
+    """The fused pipeline's rope-block-rows option: any block size gives the
+    same result (blocks not dividing S, one row per block)."""
+    if cpu_path != "fused":
+        pytest.skip("option of the fused path")
+    global _pipeline
+    _pipeline = ("builtin.module(posenc-cpu-pipeline{reference=false "
+                 f"rope-block-rows={rows}}})")
+    run_rope((3, 17, 36), np.arange(100, 117), layout, rotary_dim=32)
+    run_rope((2, 13, 128), np.arange(13), layout, precision="exact",
+             tol=(2e-6, 2e-6))
+
+
 LARGE_POSITIONS = np.array([0, 1, 131071, 131072, 1048576, 2**24 - 1, 2**24,
                             12345678], dtype=np.int64)
 

@@ -5,6 +5,7 @@
 
 #include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
 #include "posenc/Conversion/PosencToLinalg/PosencToLinalg.h"
+#include "posenc/Conversion/RopeToLoops/RopeToLoops.h"
 
 #include "mlir/Pass/Pass.h"
 

@@ -163,4 +163,44 @@ def PosencGpuMapAttentionPass
   ];
 }
 
+def PosencLowerRopePass : Pass<"posenc-lower-rope"> {
+  let summary = "Fast vectorized lowering of standalone posenc.rope";
+  let description = [{
+    Lowers every `posenc.rope` (what is left after `--posenc-fuse-attention`
+    folded the ones feeding attention) to a parallel vector loop nest on
+    tensors instead of the reference lowering's scalar `linalg.generic`:
+
+    * `scf.forall` over blocks of `block-rows` sequence rows (OpenMP after the
+      CPU pipeline's scf-to-openmp);
+    * per block, cos and sin of `theta = pos * inv_freq` once per (row, pair)
+      into a small table (a tile of the position-only `[S, R/2]` table,
+      duplicated per lane for the interleaved layout), as vectors: the CPU
+      pipeline lowers f32 vector sin/cos to polynomials;
+    * per lead index (batch, head) and row: the pair halves
+      `x[..., :R/2]`, `x[..., R/2:R]` (half layout) or the whole rotary row
+      with its lanes swapped pairwise by a `vector.shuffle` (interleaved) are
+      read as vectors (chunks of at most 64 lanes), rotated in f32 (f64 for
+      f64 inputs) and written back; dims `>= rotary_dim` are copied.
+
+    The inverse frequencies come from the reference lowering's table builder,
+    so every scaling kind (dynamic NTK and LongRoPE at run time) and both
+    precisions are covered (`exact` computes angle, cos and sin in f64: libm,
+    slower). Ops with a head dim above 1024 are left to `--posenc-to-linalg`.
+  }];
+  let options = [
+    Option<"blockRows", "block-rows", "int64_t", /*default=*/"0",
+           "Sequence rows per parallel block (0: as many as keep the block's "
+           "cos/sin table within 16 KiB)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // POSENC_CONVERSION_PASSES_TD

@@ -33,6 +33,16 @@ struct PosencCPUPipelineOptions
       *this, "attention-key-tile",
       llvm::cl::desc("Fused path: key/value rows per attention tile"),
       llvm::cl::init(64)};
+  Option<bool> fastRope{
+      *this, "fast-rope",
+      llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "
+                     "with --posenc-lower-rope (false: reference lowering)"),
+      llvm::cl::init(true)};
+  Option<int64_t> ropeBlockRows{
+      *this, "rope-block-rows",
+      llvm::cl::desc("Fused path: sequence rows per parallel block of "
+                     "--posenc-lower-rope (0: automatic)"),
+      llvm::cl::init(0)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to the LLVM dialect for

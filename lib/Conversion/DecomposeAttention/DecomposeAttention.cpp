@@ -135,20 +135,18 @@ static int64_t divisorAtMost(int64_t n, int64_t bound) {
   return 1;
 }
 
-/// RoPE in `half` layout on a [rows x D] tile as one generic over
-/// [rows x R/2] pairs (x_p, x_{p+R/2}): contiguous slices instead of the
-/// partner gather of the generic form, and cos/sin once per pair. Same math
-/// and roundings as applyRotaryToTile.
+/// RoPE in `half` layout on a [rows x D] tile from [rows x R/2] slices of
+/// buildRotaryTables: one generic per half (x_p, x_{p+R/2} are contiguous
+/// slices, no partner gather), each writing its own slice of the result so
+/// that both bufferize in place. Same math and roundings as
+/// applyRotaryToTile.
 static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
-                                     RotaryAttr rope, Value posTile,
-                                     Value invFreq, FloatType c) {
+                                     RotaryAttr rope, Value cosTile,
+                                     Value sinTile, FloatType c) {
   auto tileType = cast<RankedTensorType>(tile.getType());
   Type elemType = tileType.getElementType();
   MLIRContext *ctx = b.getContext();
   int64_t half = rope.getRotaryDim() / 2;
-  FloatType angleType = cast<FloatType>(
-      cast<RankedTensorType>(invFreq.getType()).getElementType());
-  double attentionFactor = rope.getEffectiveAttentionFactor();
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tile);
   Value out = tensor::EmptyOp::create(b, loc, sizes, c);
   OpFoldResult rows = sizes[0];
@@ -167,38 +165,26 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
   };
   OpFoldResult h = b.getIndexAttr(half);
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-  Value out1 = slice(out, 0, h), out2 = slice(out, half, h);
-  auto rotated = linalg::GenericOp::create(
-      b, loc, TypeRange{out1.getType(), out2.getType()},
-      ValueRange{slice(tile, 0, h), slice(tile, half, h), posTile, invFreq},
-      ValueRange{out1, out2},
-      ArrayRef<AffineMap>{id, id, mapOf(ctx, 2, {0}), mapOf(ctx, 2, {1}), id,
-                          id},
-      iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
-        Value pos = arith::SIToFPOp::create(b, loc, angleType, a[2]);
-        Value theta = arith::MulFOp::create(b, loc, pos, a[3]);
-        Value cs = castFloat(b, loc, math::CosOp::create(b, loc, theta), c);
-        Value sn = castFloat(b, loc, math::SinOp::create(b, loc, theta), c);
-        if (attentionFactor != 1.0) {
-          Value af = floatConst(b, loc, c, attentionFactor);
-          cs = arith::MulFOp::create(b, loc, cs, af);
-          sn = arith::MulFOp::create(b, loc, sn, af);
-        }
-        Value x = castFloat(b, loc, a[0], c), y = castFloat(b, loc, a[1], c);
-        Value first = arith::SubFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, x, cs),
-            arith::MulFOp::create(b, loc, y, sn));
-        Value second = arith::AddFOp::create(
-            b, loc, arith::MulFOp::create(b, loc, y, cs),
-            arith::MulFOp::create(b, loc, x, sn));
-        // posenc.rope stores its result in the element type.
-        first = castFloat(b, loc, castFloat(b, loc, first, elemType), c);
-        second = castFloat(b, loc, castFloat(b, loc, second, elemType), c);
-        linalg::YieldOp::create(b, loc, ValueRange{first, second});
-      });
-  markVectorTile(rotated.getResult(0), {1, 0});
-  out = insert(rotated.getResult(0), out, 0);
-  out = insert(rotated.getResult(1), out, half);
+  Value x1 = slice(tile, 0, h), x2 = slice(tile, half, h);
+  // first: x1 cos - x2 sin, second: x2 cos + x1 sin (buildRotatedElement).
+  for (bool first : {true, false}) {
+    Value rotated = buildGeneric(
+        b, loc, ValueRange{x1, x2, cosTile, sinTile},
+        slice(out, first ? 0 : half, h), {id, id, id, id, id}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          Value x = castFloat(b, loc, a[first ? 0 : 1], c);
+          Value y = castFloat(b, loc, a[first ? 1 : 0], c);
+          Value xc = arith::MulFOp::create(b, loc, x, a[2]);
+          Value ys = arith::MulFOp::create(b, loc, y, a[3]);
+          Value r = first ? Value(arith::SubFOp::create(b, loc, xc, ys))
+                          : Value(arith::AddFOp::create(b, loc, xc, ys));
+          // posenc.rope stores its result in the element type.
+          yieldValue(b, loc,
+                     castFloat(b, loc, castFloat(b, loc, r, elemType), c));
+        });
+    markVectorTile(rotated, {1, 0});
+    out = insert(rotated, out, first ? 0 : half);
+  }
   int64_t d = tileType.getDimSize(1);
   if (ShapedType::isDynamic(d) || d > 2 * half) {
     // Dimensions past rotary_dim pass through (converted to `c`).
@@ -222,9 +208,12 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
 /// The Q or K prologue on a [rows x D] tile: converts it to the compute type
 /// `c`, rotating it first when `rope` is set (posenc.rope's math, with the
 /// result rounded to the element type as posenc.rope would store it).
+/// With `cosTile`/`sinTile` the angles are read from those [rows x R/2]
+/// slices of buildRotaryTables instead.
 static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                                RotaryAttr rope, Value posTile, Value invFreq,
-                               FloatType c) {
+                               FloatType c, Value cosTile = Value(),
+                               Value sinTile = Value()) {
   auto tileType = cast<RankedTensorType>(tile.getType());
   Type elemType = tileType.getElementType();
   MLIRContext *ctx = b.getContext();
@@ -237,12 +226,23 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                           yieldValue(b, loc, castFloat(b, loc, args[0], c));
                         });
   int64_t rotaryDim = rope.getRotaryDim();
-  FloatType angleType = cast<FloatType>(
-      cast<RankedTensorType>(invFreq.getType()).getElementType());
+  bool fromTables = cosTile && sinTile;
+  FloatType angleType =
+      fromTables ? c
+                 : cast<FloatType>(
+                       cast<RankedTensorType>(invFreq.getType())
+                           .getElementType());
   double attentionFactor = rope.getEffectiveAttentionFactor();
+  SmallVector<Value> inputs = {tile};
+  SmallVector<AffineMap> maps = {id};
+  if (!fromTables) {
+    inputs.push_back(posTile);
+    maps.push_back(mapOf(ctx, 2, {0}));
+  }
+  maps.push_back(id);
   return buildGeneric(
-      b, loc, ValueRange{tile, posTile}, init, {id, mapOf(ctx, 2, {0}), id},
-      iterators(2), [&](OpBuilder &b, Location loc, ValueRange args) {
+      b, loc, inputs, init, maps, iterators(2),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
         Value row = linalg::IndexOp::create(b, loc, 0);
         Value d = linalg::IndexOp::create(b, loc, 1);
         RotaryPairIndex idx =
@@ -253,9 +253,17 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
             b, loc,
             tensor::ExtractOp::create(b, loc, tile, ValueRange{row, idx.partner}),
             c);
-        Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
-        auto [cs, sn] = buildRotaryCosSin(b, loc, args[1], inv, angleType, c,
-                                          attentionFactor);
+        Value cs, sn;
+        if (fromTables) {
+          cs = tensor::ExtractOp::create(b, loc, cosTile,
+                                         ValueRange{row, idx.pair});
+          sn = tensor::ExtractOp::create(b, loc, sinTile,
+                                         ValueRange{row, idx.pair});
+        } else {
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
+          std::tie(cs, sn) = buildRotaryCosSin(b, loc, args[1], inv,
+                                               angleType, c, attentionFactor);
+        }
         Value rotated = buildRotatedElement(b, loc, x, y, cs, sn, isFirst);
         // posenc.rope stores its result in the element type.
         rotated = castFloat(b, loc, castFloat(b, loc, rotated, elemType), c);
@@ -297,20 +305,53 @@ static Value padRows(OpBuilder &b, Location loc, Value tile, int64_t rows) {
                                  zero, /*nofold=*/false, loc, b, dynDims);
 }
 
+/// cos and sin of the RoPE angles of every position in `positions`, as two
+/// [S x R/2] tensors of the compute type with the attention factor applied
+/// (buildRotaryCosSin's math). Position-only, not a rotated copy of K: built
+/// once per call so that the K prologue, which every query tile repeats,
+/// is multiplies only.
+static std::pair<Value, Value> buildRotaryTables(OpBuilder &b, Location loc,
+                                                 RotaryAttr rope,
+                                                 Value positions,
+                                                 Value invFreq, FloatType c) {
+  MLIRContext *ctx = b.getContext();
+  int64_t half = rope.getRotaryDim() / 2;
+  FloatType angleType = cast<FloatType>(
+      cast<RankedTensorType>(invFreq.getType()).getElementType());
+  double attentionFactor = rope.getEffectiveAttentionFactor();
+  SmallVector<OpFoldResult> sizes = {
+      tensor::getMixedSize(b, loc, positions, 0), b.getIndexAttr(half)};
+  Value cosInit = tensor::EmptyOp::create(b, loc, sizes, c);
+  Value sinInit = tensor::EmptyOp::create(b, loc, sizes, c);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  auto tables = linalg::GenericOp::create(
+      b, loc, TypeRange{cosInit.getType(), sinInit.getType()},
+      ValueRange{positions, invFreq}, ValueRange{cosInit, sinInit},
+      ArrayRef<AffineMap>{mapOf(ctx, 2, {0}), mapOf(ctx, 2, {1}), id, id},
+      iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        auto [cs, sn] = buildRotaryCosSin(b, loc, a[0], a[1], angleType, c,
+                                          attentionFactor);
+        linalg::YieldOp::create(b, loc, ValueRange{cs, sn});
+      });
+  markVectorTile(tables.getResult(0), {1, 0});
+  return {tables.getResult(0), tables.getResult(1)};
+}
+
 /// The Q/K prologue of the CPU vector layout on a [rows x D] tile with static
 /// rows: nothing for an f32 tile without RoPE, the slice form of RoPE for
-/// `half`, the generic (gathering) form for `interleaved`; every op marked
+/// `half`, the generic (gathering) form for `interleaved`, both reading cos
+/// and sin from [rows x R/2] slices of buildRotaryTables; every op marked
 /// for vectorization.
 static Value vectorPrologue(OpBuilder &b, Location loc, Value tile,
-                            RotaryAttr rope, Value posTile, Value invFreq,
+                            RotaryAttr rope, Value cosTile, Value sinTile,
                             FloatType c) {
   auto type = cast<RankedTensorType>(tile.getType());
   if (!rope && type.getElementType() == c)
     return tile;
   if (rope && rope.getLayout() == Layout::half)
-    return applyHalfRotaryBySlices(b, loc, tile, rope, posTile, invFreq, c);
-  Value result =
-      applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+    return applyHalfRotaryBySlices(b, loc, tile, rope, cosTile, sinTile, c);
+  Value result = applyRotaryToTile(b, loc, tile, rope, Value(), Value(), c,
+                                   cosTile, sinTile);
   markVectorTile(result, {1, 0});
   return result;
 }
@@ -413,6 +454,20 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     if (init.getType() != resultType)
       init = tensor::CastOp::create(rewriter, loc, resultType, init);
 
+    // The vector layout reads K's RoPE angles from position-only tables
+    // built once here instead of recomputing them for every query tile.
+    Value qCos, qSin, kCos, kSin;
+    if (vectorLayout && kRope)
+      std::tie(kCos, kSin) = buildRotaryTables(
+          rewriter, loc, kRope, op.getKPositions(), kInvFreq, c);
+    if (vectorLayout && qRope) {
+      if (qRope == kRope && op.getQPositions() == op.getKPositions())
+        std::tie(qCos, qSin) = std::make_pair(kCos, kSin);
+      else
+        std::tie(qCos, qSin) = buildRotaryTables(
+            rewriter, loc, qRope, op.getQPositions(), qInvFreq, c);
+    }
+
     SmallVector<OpFoldResult> ubs(resultSizes.begin(), resultSizes.begin() + n);
     ubs.push_back(numQTiles);
     auto forall = scf::ForallOp::create(rewriter, loc, ubs, ValueRange{init},
@@ -432,7 +487,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
 
     if (vectorLayout) {
       buildVectorLayoutTile(b, loc, op, forall, lead, kvLead, qStart, qSize,
-                            sq, sk, shift, qInvFreq, kInvFreq);
+                            sq, sk, shift, qCos, qSin, kCos, kSin);
       rewriter.replaceOp(op, forall.getResult(0));
       return success();
     }
@@ -650,8 +705,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
   void buildVectorLayoutTile(OpBuilder &b, Location loc, FusedAttentionOp op,
                              scf::ForallOp forall, ArrayRef<Value> lead,
                              ArrayRef<Value> kvLead, Value qStart, Value qSize,
-                             Value sq, Value sk, Value shift, Value qInvFreq,
-                             Value kInvFreq) const {
+                             Value sq, Value sk, Value shift, Value qCos,
+                             Value qSin, Value kCos, Value kSin) const {
     MLIRContext *ctx = b.getContext();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     auto qType = cast<RankedTensorType>(q.getType());
@@ -672,29 +727,14 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     OpFoldResult dv = tensor::getMixedSize(b, loc, v, n + 1);
     int64_t dvStatic = cast<RankedTensorType>(v.getType()).getDimSize(n + 1);
 
-    auto positionsTile = [&](Value positions, Value start, Value size,
-                             int64_t rows, bool pad) -> Value {
-      if (!positions)
-        return Value();
-      auto posType = cast<RankedTensorType>(positions.getType());
-      Value slice = tensor::ExtractSliceOp::create(
-          b, loc,
-          RankedTensorType::get({pad ? ShapedType::kDynamic : rows},
-                                posType.getElementType()),
-          positions, ArrayRef<OpFoldResult>{start},
-          ArrayRef<OpFoldResult>{pad ? OpFoldResult(size)
-                                     : OpFoldResult(b.getIndexAttr(rows))},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
-      return pad ? padRows(b, loc, slice, rows) : slice;
-    };
-
     // Q~ once per query tile, then Q~^T [D x tq].
-    Value qTile = padRows(b, loc, extractRowTile(b, loc, q, lead, qStart, qSize),
-                          tq);
-    qTile = vectorPrologue(
-        b, loc, qTile, qRope,
-        positionsTile(op.getQPositions(), qStart, qSize, tq, /*pad=*/true),
-        qInvFreq, c);
+    auto qRows = [&](Value source, ArrayRef<Value> at) {
+      return padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
+                     tq);
+    };
+    Value qTile = vectorPrologue(b, loc, qRows(q, lead), qRope,
+                                 qCos ? qRows(qCos, {}) : Value(),
+                                 qSin ? qRows(qSin, {}) : Value(), c);
     Value qT = buildGeneric(
         b, loc, qTile,
         tensor::EmptyOp::create(b, loc,
@@ -735,6 +775,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     Block &modBlock = op.getScoreModBlock();
     bool identityMod = op.hasIdentityScoreMod();
     int64_t redTile = divisorAtMost(tk, 8);
+    // Shaw's value term as bucket sums of P (needs K >= 1: two distinct
+    // edge buckets).
+    bool bucketed = relValue && maxDist >= 1;
 
     auto safeMax = [&](OpBuilder &b, Location loc, Value mv) -> Value {
       Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
@@ -747,16 +790,23 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     auto keyStep = [&](OpBuilder &b, Location loc, Value kStart,
                        ValueRange iter, bool tail) {
       Value m = iter[0], l = iter[1], acc = iter[2];
+      Value edgeLo = bucketed ? iter[3] : Value();
+      Value edgeHi = bucketed ? iter[4] : Value();
+      Value inner = bucketed ? iter[5] : Value();
       Value kSize = tail ? arith::SubIOp::create(b, loc, kEnd, kStart)
                          : tkV;
       auto rowsOf = [&](Value source) {
-        Value t = extractRowTile(b, loc, source, kvLead, kStart, kSize);
+        // K/V carry the lead dims, the RoPE tables only rows.
+        ArrayRef<Value> at =
+            cast<RankedTensorType>(source.getType()).getRank() == 2
+                ? ArrayRef<Value>()
+                : kvLead;
+        Value t = extractRowTile(b, loc, source, at, kStart, kSize);
         return tail ? padRows(b, loc, t, tk) : t;
       };
-      Value kTile = vectorPrologue(
-          b, loc, rowsOf(k), kRope,
-          positionsTile(op.getKPositions(), kStart, kSize, tk, tail), kInvFreq,
-          c);
+      Value kTile = vectorPrologue(b, loc, rowsOf(k), kRope,
+                                   kCos ? rowsOf(kCos) : Value(),
+                                   kSin ? rowsOf(kSin) : Value(), c);
       Value vTile = rowsOf(v);
 
       // S^T = K~ Q~^T  (loops j, i, d)
@@ -879,7 +929,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
            mapOf(ctx, 3, {0, 1})},
           iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
             Value val = castFloat(b, loc, a[1], c);
-            if (relValue) {
+            if (relValue && !bucketed) {
               Value i = arith::AddIOp::create(
                   b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
               Value x = linalg::IndexOp::create(b, loc, 1);
@@ -901,11 +951,126 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
           });
       markVectorTile(accNew,
                      {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
-      scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, accNew});
+      if (!bucketed) {
+        scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, accNew});
+        return;
+      }
+
+      // Shaw's value term as bucket sums of P (SPEC.md): per query row, the
+      // probabilities of the keys in each bucket r(i, j), rescaled with the
+      // accumulator. The edge buckets (dist <= -K, dist >= K) are masked
+      // sums over the tile; inner bucket r (0 < r < 2K) holds the one key
+      // j = i + shift + r - K, read only by tiles that reach the band.
+      auto dist = [&](OpBuilder &b, Location loc, Value jLocal,
+                      Value iLocal) -> Value {
+        Value j = arith::AddIOp::create(b, loc, kStart, jLocal);
+        Value i = arith::AddIOp::create(b, loc, qStart, iLocal);
+        return arith::SubIOp::create(b, loc, j,
+                                     arith::AddIOp::create(b, loc, i, shift));
+      };
+      auto rescaled = [&](Value t) {
+        Value r = buildGeneric(
+            b, loc, ValueRange{alpha}, t, {id1, id1}, iterators(1),
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+            });
+        markVectorTile(r, {0});
+        return r;
+      };
+      edgeLo = rescaled(edgeLo);
+      edgeHi = rescaled(edgeHi);
+      auto edges = linalg::GenericOp::create(
+          b, loc, TypeRange{edgeLo.getType(), edgeHi.getType()}, ValueRange{p},
+          ValueRange{edgeLo, edgeHi}, ArrayRef<AffineMap>{id2, col2, col2},
+          {IteratorType::reduction, IteratorType::parallel},
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value d = dist(b, loc, linalg::IndexOp::create(b, loc, 0),
+                           linalg::IndexOp::create(b, loc, 1));
+            Value zero = floatConst(b, loc, c, 0.0);
+            Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                             d, indexConst(b, loc, -maxDist));
+            Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                             d, indexConst(b, loc, maxDist));
+            Value sumLo = arith::AddFOp::create(
+                b, loc, a[1], arith::SelectOp::create(b, loc, lo, a[0], zero));
+            Value sumHi = arith::AddFOp::create(
+                b, loc, a[2], arith::SelectOp::create(b, loc, hi, a[0], zero));
+            linalg::YieldOp::create(b, loc, ValueRange{sumLo, sumHi});
+          });
+      markVectorTile(edges.getResult(0), {redTile, 0});
+
+      AffineMap bucketCol = mapOf(ctx, 2, {1});
+      Value innerScaled = buildGeneric(
+          b, loc, ValueRange{alpha}, inner, {bucketCol, id2}, iterators(2),
+          [&](OpBuilder &b, Location loc, ValueRange a) {
+            yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+          });
+      markVectorTile(innerScaled, {1, 0});
+      // The tile reaches an inner bucket iff some j - (i + shift) lies in
+      // (-K, K) for j in [kStart, kStart + tk), i in [qStart, qStart + tq).
+      Value lowest = dist(b, loc, zeroIdx, indexConst(b, loc, tq - 1));
+      Value highest = dist(b, loc, indexConst(b, loc, tk - 1), zeroIdx);
+      Value inBand = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lowest,
+                                indexConst(b, loc, maxDist)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, highest,
+                                indexConst(b, loc, -maxDist)));
+      auto band = scf::IfOp::create(
+          b, loc, inBand,
+          [&](OpBuilder &b, Location loc) {
+            Value gathered = buildGeneric(
+                b, loc, ValueRange{}, innerScaled, {id2}, iterators(2),
+                [&](OpBuilder &b, Location loc, ValueRange a) {
+                  // j - kStart for bucket r = rIdx + 1: i + shift + r - K.
+                  Value rIdx = linalg::IndexOp::create(b, loc, 0);
+                  Value iLocal = linalg::IndexOp::create(b, loc, 1);
+                  Value jLocal = arith::SubIOp::create(
+                      b, loc,
+                      arith::AddIOp::create(
+                          b, loc,
+                          arith::AddIOp::create(b, loc, qStart, iLocal),
+                          arith::AddIOp::create(
+                              b, loc, shift,
+                              arith::AddIOp::create(
+                                  b, loc, rIdx,
+                                  indexConst(b, loc, 1 - maxDist)))),
+                      kStart);
+                  Value inTile = arith::AndIOp::create(
+                      b, loc,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                            jLocal, zeroIdx),
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                            jLocal, tkV));
+                  Value jIn = arith::MinSIOp::create(
+                      b, loc,
+                      arith::MaxSIOp::create(b, loc, jLocal, zeroIdx),
+                      indexConst(b, loc, tk - 1));
+                  Value pj = tensor::ExtractOp::create(
+                      b, loc, p, ValueRange{jIn, iLocal});
+                  pj = arith::SelectOp::create(b, loc, inTile, pj,
+                                               floatConst(b, loc, c, 0.0));
+                  yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], pj));
+                });
+            markVectorTile(gathered, {1, 0});
+            scf::YieldOp::create(b, loc, gathered);
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(b, loc, innerScaled);
+          });
+      scf::YieldOp::create(b, loc,
+                           ValueRange{mNew, lNew, accNew, edges.getResult(0),
+                                      edges.getResult(1), band.getResult(0)});
     };
 
+    SmallVector<Value> init = {m0, l0, acc0};
+    if (bucketed) {
+      init.push_back(filled({tqI}, 0.0));
+      init.push_back(filled({tqI}, 0.0));
+      init.push_back(filled({b.getIndexAttr(2 * maxDist - 1), tqI}, 0.0));
+    }
     auto mainLoop = scf::ForOp::create(
-        b, loc, zeroIdx, fullEnd, tkV, ValueRange{m0, l0, acc0},
+        b, loc, zeroIdx, fullEnd, tkV, init,
         [&](OpBuilder &b, Location loc, Value kStart, ValueRange iter) {
           keyStep(b, loc, kStart, iter, /*tail=*/false);
         });
@@ -916,6 +1081,42 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         });
 
     Value lFinal = tailLoop.getResult(1), accFinal = tailLoop.getResult(2);
+    if (bucketed) {
+      // acc += B^T rel_value with the [2K+1 x tq] bucket sums B: one small
+      // contraction per query tile instead of a gather per (i, j).
+      int64_t buckets = 2 * maxDist + 1;
+      SmallVector<OpFoldResult> strides2(2, b.getIndexAttr(1));
+      auto insertRows = [&](Value part, Value into, int64_t row,
+                            int64_t rows) -> Value {
+        return tensor::InsertSliceOp::create(
+            b, loc, part, into,
+            ArrayRef<OpFoldResult>{b.getIndexAttr(row), b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(rows), tqI}, strides2);
+      };
+      auto asRow = [&](Value v) -> Value {
+        return tensor::ExpandShapeOp::create(
+            b, loc, RankedTensorType::get({1, tq}, c), v,
+            ArrayRef<ReassociationIndices>{{0, 1}});
+      };
+      Value bucketSums = tensor::EmptyOp::create(
+          b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(buckets), tqI}, c);
+      bucketSums = insertRows(asRow(tailLoop.getResult(3)), bucketSums, 0, 1);
+      bucketSums = insertRows(tailLoop.getResult(5), bucketSums, 1,
+                              buckets - 2);
+      bucketSums = insertRows(asRow(tailLoop.getResult(4)), bucketSums,
+                              buckets - 1, 1);
+      accFinal = buildGeneric(
+          b, loc, ValueRange{bucketSums, relValue}, accFinal,
+          {mapOf(ctx, 3, {2, 0}), mapOf(ctx, 3, {2, 1}),
+           mapOf(ctx, 3, {0, 1})},
+          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value prod = arith::MulFOp::create(b, loc, a[0],
+                                               castFloat(b, loc, a[1], c));
+            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+          });
+      markVectorTile(accFinal,
+                     {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
+    }
     // out = acc / l; a fully masked row (l = 0) yields zeros.
     Value outTile = buildGeneric(
         b, loc, ValueRange{lFinal, accFinal},

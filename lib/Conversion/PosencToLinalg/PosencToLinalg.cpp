@@ -815,6 +815,11 @@ struct PosencToLinalgPass
 
 } // namespace
 
+Value posenc::buildRopeInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
+                                   Value positions, FloatType angleType) {
+  return buildInvFreqTable(b, loc, op, positions, angleType);
+}
+
 void posenc::populatePosencToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<SinusoidalToLinalg, RopeToLinalg, AlibiBiasToLinalg,
                AttentionToLinalg, RelPosAttentionToLinalg>(

@@ -5,23 +5,33 @@
 // linalg op is left for a static head dim), both contractions are
 // vector.contract on an 8 x 32 register tile with one reduction step, the
 // softmax statistics are reductions across rows of S^T, and the tiles run in
-// a parallel forall.
+// a parallel forall. RoPE's cos/sin come from position-only [S x R/2] tables
+// built once before the forall: no sin/cos inside it.
 // VEC-LABEL: func.func @rope_attention
+// VEC-NOT: linalg.
+// VEC: math.cos {{.*}} : vector<1x32xf32>
+// VEC: math.sin {{.*}} : vector<1x32xf32>
 // VEC: scf.forall
+// VEC-NOT: math.sin
+// VEC-NOT: math.cos
 // VEC-NOT: linalg.
 // VEC: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
 // VEC: vector.multi_reduction <maximumf>, {{.*}} [0] : vector<8x64xf32> to vector<64xf32>
 // VEC: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
 // VEC-NOT: linalg.
+// VEC-NOT: math.sin
+// VEC-NOT: math.cos
 // VEC: return
 
-// The whole pipeline: the tile loop is an OpenMP worksharing loop, the
+// The whole pipeline: the cos/sin tables are polynomials (FMAs) before the
+// parallel region, the tile loop is an OpenMP worksharing loop, the
 // contractions are FMAs on 512-bit-wide (16 x f32) vectors or wider, exp,
 // sin and cos are polynomials (no libm call, no llvm.intr.exp).
 // LLVM-LABEL: llvm.func @rope_attention
+// LLVM: llvm.intr.fma{{.*}}vector<32xf32>
 // LLVM: omp.parallel
 // LLVM: omp.wsloop
-// LLVM: llvm.intr.fma{{.*}}vector<32xf32>
+// LLVM: llvm.intr.fmuladd{{.*}}vector<32xf32>
 // LLVM-NOT: llvm.intr.exp
 // LLVM-NOT: llvm.intr.sin
 // LLVM-NOT: llvm.intr.cos

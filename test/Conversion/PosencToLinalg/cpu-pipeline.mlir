@@ -1,4 +1,5 @@
-// RUN: posenc-opt %s --posenc-cpu-pipeline | FileCheck %s
+// RUN: posenc-opt %s --posenc-cpu-pipeline | FileCheck %s --check-prefixes=CHECK,FUSED
+// RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" | FileCheck %s --check-prefixes=CHECK,REF
 
 // The CPU pipeline leaves only the LLVM dialect: no posenc, linalg, tensor or
 // memref ops, and the C interface wrapper the JIT and Python call.
@@ -6,8 +7,15 @@
 // CHECK-NOT: linalg.
 // CHECK-NOT: tensor.
 // CHECK-LABEL: llvm.func @rope
-// CHECK: llvm.intr.cos
-// CHECK: llvm.intr.sin
+// The reference lowering calls scalar cos/sin per element; the fused path
+// (--posenc-lower-rope) runs its row blocks on OpenMP with vector
+// polynomials for cos/sin.
+// REF: llvm.intr.cos
+// REF: llvm.intr.sin
+// FUSED: omp.wsloop
+// FUSED-NOT: llvm.intr.cos
+// FUSED-NOT: llvm.intr.sin
+// FUSED: llvm.fmul {{.*}} : vector<4xf32>
 // CHECK-LABEL: llvm.func @_mlir_ciface_rope
 func.func @rope(%x: tensor<2x?x8xf32>, %pos: tensor<?xi32>) -> tensor<2x?x8xf32> attributes {llvm.emit_c_interface} {
   %r = posenc.rope %x, %pos layout interleaved : tensor<2x?x8xf32>, tensor<?xi32>

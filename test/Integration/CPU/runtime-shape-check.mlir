@@ -2,8 +2,12 @@
 // (SPEC: "not undefined behaviour"): the RoPE input has 4 rows, the positions
 // only 3, and the program aborts with the op's message. (cf.assert prints
 // with puts before abort(): stdbuf -oL keeps the line from dying in the
-// stdout buffer of a pipe.)
+// stdout buffer of a pipe.) Both CPU paths; the fused one runs its RoPE
+// blocks on libomp.
 // RUN: posenc-opt %s --posenc-cpu-pipeline | \
+// RUN:   not --crash stdbuf -oL mlir-runner -e main -entry-point-result=void \
+// RUN:   -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp 2>&1 | FileCheck %s
+// RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" | \
 // RUN:   not --crash stdbuf -oL mlir-runner -e main -entry-point-result=void \
 // RUN:   -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils 2>&1 | FileCheck %s
 // CHECK: posenc.rope: length of 'positions' differs from the sequence dim of 'input'

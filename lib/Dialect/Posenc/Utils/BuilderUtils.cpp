@@ -5,6 +5,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#include <cmath>
+#include <tuple>
 
 using namespace mlir;
 
@@ -18,12 +23,19 @@ Value posenc::castFloat(OpBuilder &b, Location loc, Value v, Type to) {
   Type from = v.getType();
   if (from == to)
     return v;
-  if (cast<FloatType>(from).getWidth() < cast<FloatType>(to).getWidth())
+  // Scalars or vectors of floats (the vector lowerings cast whole rows).
+  if (cast<FloatType>(getElementTypeOrSelf(from)).getWidth() <
+      cast<FloatType>(getElementTypeOrSelf(to)).getWidth())
     return arith::ExtFOp::create(b, loc, to, v);
   return arith::TruncFOp::create(b, loc, to, v);
 }
 
 Value posenc::floatConst(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return arith::ConstantOp::create(
+        b, loc, type,
+        DenseElementsAttr::get(
+            shaped, b.getFloatAttr(shaped.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
@@ -85,18 +97,79 @@ posenc::RotaryPairIndex posenc::buildRotaryPairIndex(OpBuilder &b,
   return {pair, isFirst, partner, inRotary};
 }
 
+/// cos and sin of an f32 angle (scalar or vector) with the argument reduced
+/// in f64: theta = k pi/2 + r, |r| <= pi/4, then cos/sin of the f32 r and a
+/// quadrant swap/negation. Polynomial cos/sin (the CPU vector lowering) lose
+/// accuracy as |theta| grows; reduced this way their error stays that of
+/// the f32 angle itself, as with libm's cosf/sinf of the same theta.
+static std::pair<Value, Value> buildReducedCosSin(OpBuilder &b, Location loc,
+                                                  Value theta) {
+  Type f32 = theta.getType();
+  Type f64 = b.getF64Type(), i32 = b.getI32Type();
+  if (auto vt = dyn_cast<VectorType>(f32)) {
+    f64 = vt.clone(f64);
+    i32 = vt.clone(i32);
+  }
+  Value t = arith::ExtFOp::create(b, loc, f64, theta);
+  Value k = math::RoundEvenOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, t, posenc::floatConst(b, loc, f64, 2.0 / M_PI)));
+  Value r = arith::SubFOp::create(
+      b, loc, t,
+      arith::MulFOp::create(b, loc, k, posenc::floatConst(b, loc, f64, M_PI / 2.0)));
+  r = arith::TruncFOp::create(b, loc, f32, r);
+  Value cr = math::CosOp::create(b, loc, r);
+  Value sr = math::SinOp::create(b, loc, r);
+  // Quadrant q = k mod 4: sin = (s, c, -s, -c)[q], cos = (c, -s, -c, s)[q].
+  Value q = arith::FPToSIOp::create(b, loc, i32, k);
+  auto intConst = [&](int32_t v) -> Value {
+    Attribute attr = b.getI32IntegerAttr(v);
+    if (auto vt = dyn_cast<VectorType>(i32))
+      attr = DenseElementsAttr::get(vt, attr);
+    return arith::ConstantOp::create(b, loc, i32, cast<TypedAttr>(attr));
+  };
+  auto bit = [&](Value v, int32_t mask) -> Value {
+    Value m = arith::AndIOp::create(b, loc, v, intConst(mask));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, m,
+                                 intConst(0));
+  };
+  Value swap = bit(q, 1);
+  Value sinBase = arith::SelectOp::create(b, loc, swap, cr, sr);
+  Value cosBase = arith::SelectOp::create(b, loc, swap, sr, cr);
+  Value one = intConst(1);
+  Value sinNeg = bit(q, 2);
+  Value cosNeg = bit(arith::AddIOp::create(b, loc, q, one), 2);
+  Value s = arith::SelectOp::create(
+      b, loc, sinNeg, arith::NegFOp::create(b, loc, sinBase), sinBase);
+  Value c = arith::SelectOp::create(
+      b, loc, cosNeg, arith::NegFOp::create(b, loc, cosBase), cosBase);
+  return {c, s};
+}
+
 std::pair<Value, Value>
 posenc::buildRotaryCosSin(OpBuilder &b, Location loc, Value position,
                           Value invFreq, FloatType angleType,
-                          FloatType computeType, double attentionFactor) {
-  Value pos = arith::SIToFPOp::create(b, loc, angleType, position);
+                          FloatType computeType, double attentionFactor,
+                          bool reduceAngleInF64) {
+  // A vector of positions gives vectors of angles, cos and sin.
+  Type angle = angleType, compute = computeType;
+  if (auto vt = dyn_cast<VectorType>(position.getType())) {
+    angle = vt.clone(angleType);
+    compute = vt.clone(computeType);
+  }
+  Value pos = arith::SIToFPOp::create(b, loc, angle, position);
   Value theta = arith::MulFOp::create(b, loc, pos, invFreq);
-  Value c =
-      castFloat(b, loc, math::CosOp::create(b, loc, theta), computeType);
-  Value s =
-      castFloat(b, loc, math::SinOp::create(b, loc, theta), computeType);
+  Value c, s;
+  if (reduceAngleInF64 && angleType.isF32()) {
+    std::tie(c, s) = buildReducedCosSin(b, loc, theta);
+  } else {
+    c = math::CosOp::create(b, loc, theta);
+    s = math::SinOp::create(b, loc, theta);
+  }
+  c = castFloat(b, loc, c, compute);
+  s = castFloat(b, loc, s, compute);
   if (attentionFactor != 1.0) {
-    Value af = floatConst(b, loc, computeType, attentionFactor);
+    Value af = floatConst(b, loc, compute, attentionFactor);
     c = arith::MulFOp::create(b, loc, c, af);
     s = arith::MulFOp::create(b, loc, s, af);
   }

@@ -22,10 +22,11 @@ namespace posenc {
 /// The type element computations run in: f32 for f16/bf16/f32, f64 for f64.
 mlir::FloatType computeTypeFor(mlir::Type elementType);
 
-/// Converts a float scalar to `to` (extf / truncf / nothing).
+/// Converts a float scalar or vector to `to` (extf / truncf / nothing).
 mlir::Value castFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                       mlir::Type to);
 
+/// A float constant; a splat when `type` is a vector or tensor type.
 mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                        double value);
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
@@ -59,10 +60,16 @@ RotaryPairIndex buildRotaryPairIndex(mlir::OpBuilder &b, mlir::Location loc,
 
 /// cos and sin of theta = pos * invFreq, computed in `angleType` (f32: fast,
 /// f64: exact), converted to `computeType` and scaled by `attentionFactor`.
+/// With a vector of positions (and `invFreq` a vector of `angleType` of the
+/// same shape) cos and sin are vectors of `computeType`.
+/// `reduceAngleInF64` (f32 angles only): the f32 theta is reduced modulo
+/// pi/2 in f64 before cos/sin, so that polynomial cos/sin (vector lowering)
+/// are as accurate as libm's on the same f32 theta at large angles.
 std::pair<mlir::Value, mlir::Value>
 buildRotaryCosSin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value position,
                   mlir::Value invFreq, mlir::FloatType angleType,
-                  mlir::FloatType computeType, double attentionFactor);
+                  mlir::FloatType computeType, double attentionFactor,
+                  bool reduceAngleInF64 = false);
 
 /// The rotated value of element `x` whose pair partner is `y`:
 /// (a, b) -> (a cos - b sin, a sin + b cos), i.e. x cos - y sin for the first
