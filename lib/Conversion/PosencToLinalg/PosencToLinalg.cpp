@@ -8,9 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/Passes.h"
-#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -58,8 +58,8 @@ static Value filledTensor(OpBuilder &b, Location loc,
 /// A 1-d constant tensor of `values` rounded to `elementType`.
 static Value constantTable(OpBuilder &b, Location loc, ArrayRef<double> values,
                            FloatType elementType) {
-  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    elementType);
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(values.size())}, elementType);
   SmallVector<Attribute> attrs;
   for (double v : values)
     attrs.push_back(b.getFloatAttr(elementType, v));
@@ -77,8 +77,7 @@ static void assertDimsEqual(OpBuilder &b, Location loc, Value a, int64_t da,
     return;
   Value sa = tensor::DimOp::create(b, loc, a, da);
   Value sb = tensor::DimOp::create(b, loc, bv, db);
-  Value eq =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sa, sb);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sa, sb);
   cf::AssertOp::create(b, loc, eq, b.getStringAttr(message));
 }
 
@@ -135,16 +134,15 @@ struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
             ? tensor::getMixedSize(rewriter, loc, positions, 0)
             : OpFoldResult(rewriter.getIndexAttr(resultType.getDimSize(0))),
         rewriter.getIndexAttr(dim)};
-    if (resultType.isDynamicDim(0) != cast<RankedTensorType>(positions.getType())
-                                          .isDynamicDim(0)) {
+    if (resultType.isDynamicDim(0) !=
+        cast<RankedTensorType>(positions.getType()).isDynamicDim(0)) {
       // One side static, the other dynamic: check at run time.
       Value posLen = tensor::DimOp::create(rewriter, loc, positions, 0);
-      Value expected = indexConst(rewriter, loc,
-                                  resultType.isDynamicDim(0)
-                                      ? cast<RankedTensorType>(
-                                            positions.getType())
-                                            .getDimSize(0)
-                                      : resultType.getDimSize(0));
+      Value expected = indexConst(
+          rewriter, loc,
+          resultType.isDynamicDim(0)
+              ? cast<RankedTensorType>(positions.getType()).getDimSize(0)
+              : resultType.getDimSize(0));
       Value eq = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                        posLen, expected);
       cf::AssertOp::create(rewriter, loc, eq,
@@ -168,12 +166,12 @@ struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
           if (interleaved) {
             pair = arith::DivUIOp::create(b, loc, d, two);
             Value odd = arith::RemUIOp::create(b, loc, d, two);
-            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                          odd, indexConst(b, loc, 0));
+            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, odd,
+                                          indexConst(b, loc, 0));
           } else {
             pair = arith::RemUIOp::create(b, loc, d, halfC);
-            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          d, halfC);
+            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, d,
+                                          halfC);
           }
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
           Value pos = positionToFloat(b, loc, args[0], f32);
@@ -197,21 +195,23 @@ static Value buildSequenceLength(OpBuilder &b, Location loc, Value positions) {
   auto posType = cast<RankedTensorType>(positions.getType());
   Type intType = posType.getElementType();
   MLIRContext *ctx = b.getContext();
-  Value zero = arith::ConstantOp::create(b, loc, intType,
-                                         b.getIntegerAttr(intType, 0));
+  Value zero =
+      arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, 0));
   Value init0 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, intType);
   Value init = linalg::FillOp::create(b, loc, zero, init0).getResult(0);
-  Value maxPos = buildGeneric(
-      b, loc, positions, init,
-      {AffineMap::getMultiDimIdentityMap(1, ctx), AffineMap::get(1, 0, {}, ctx)},
-      {IteratorType::reduction},
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value m = arith::MaxSIOp::create(b, loc, args[0], args[1]);
-        yieldValue(b, loc, m);
-      });
+  Value maxPos =
+      buildGeneric(b, loc, positions, init,
+                   {AffineMap::getMultiDimIdentityMap(1, ctx),
+                    AffineMap::get(1, 0, {}, ctx)},
+                   {IteratorType::reduction},
+                   [&](OpBuilder &b, Location loc, ValueRange args) {
+                     Value m = arith::MaxSIOp::create(b, loc, args[0], args[1]);
+                     yieldValue(b, loc, m);
+                   });
   Value maxScalar = tensor::ExtractOp::create(b, loc, maxPos, ValueRange{});
   Value len = positionToFloat(b, loc, maxScalar, b.getF64Type());
-  return arith::AddFOp::create(b, loc, len, floatConst(b, loc, b.getF64Type(), 1.0));
+  return arith::AddFOp::create(b, loc, len,
+                               floatConst(b, loc, b.getF64Type(), 1.0));
 }
 
 /// The RoPE inverse-frequency table tensor<R/2 x angleType>: a constant when
@@ -233,24 +233,24 @@ static Value buildInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
     // Both tables are compile-time constants; L picks one.
     Value shortTable = constantTable(
         b, loc, computeRopeInvFreq(base, rotaryDim, scaling, 0), angleType);
-    Value longTable = constantTable(
-        b, loc,
-        computeRopeInvFreq(base, rotaryDim, scaling,
-                           scaling.getOriginalMaxPosition() + 1),
-        angleType);
+    Value longTable =
+        constantTable(b, loc,
+                      computeRopeInvFreq(base, rotaryDim, scaling,
+                                         scaling.getOriginalMaxPosition() + 1),
+                      angleType);
     Value isLong = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
                                          seqLen, floatConst(b, loc, f64, orig));
     return arith::SelectOp::create(b, loc, isLong, longTable, shortTable);
   }
 
-  // Dynamic NTK: base' = base * (factor*max(L,orig)/orig - (factor-1))^(R/(R-2)),
-  // inv_freq[p] = base'^(-2p/R), in f64.
+  // Dynamic NTK: base' = base * (factor*max(L,orig)/orig -
+  // (factor-1))^(R/(R-2)), inv_freq[p] = base'^(-2p/R), in f64.
   double factor = scaling.getFactorValue();
   double r = static_cast<double>(rotaryDim);
-  Value len = arith::MaximumFOp::create(b, loc, seqLen,
-                                        floatConst(b, loc, f64, orig));
-  Value ratio = arith::MulFOp::create(
-      b, loc, len, floatConst(b, loc, f64, factor / orig));
+  Value len =
+      arith::MaximumFOp::create(b, loc, seqLen, floatConst(b, loc, f64, orig));
+  Value ratio = arith::MulFOp::create(b, loc, len,
+                                      floatConst(b, loc, f64, factor / orig));
   ratio = arith::SubFOp::create(b, loc, ratio,
                                 floatConst(b, loc, f64, factor - 1.0));
   Value expo = math::PowFOp::create(b, loc, ratio,
@@ -260,8 +260,8 @@ static Value buildInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
   Value logBase = math::LogOp::create(b, loc, newBase);
   int64_t half = rotaryDim / 2;
   MLIRContext *ctx = b.getContext();
-  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{half},
-                                       angleType);
+  Value init =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{half}, angleType);
   return buildGeneric(
       b, loc, ValueRange{}, init, {AffineMap::getMultiDimIdentityMap(1, ctx)},
       iterators(1), [&](OpBuilder &b, Location loc, ValueRange) {
@@ -292,15 +292,13 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
     bool exact = op.getPrecision() == AnglePrecision::exact;
     Type elemType = inputType.getElementType();
     FloatType computeType = computeTypeFor(elemType);
-    FloatType angleType =
-        exact ? rewriter.getF64Type() : rewriter.getF32Type();
+    FloatType angleType = exact ? rewriter.getF64Type() : rewriter.getF32Type();
     double attentionFactor = op.getEffectiveAttentionFactor();
 
     assertDimsEqual(rewriter, loc, positions, 0, input, rank - 2,
                     "posenc.rope: length of 'positions' differs from the "
                     "sequence dim of 'input'");
-    Value invFreq =
-        buildInvFreqTable(rewriter, loc, op, positions, angleType);
+    Value invFreq = buildInvFreqTable(rewriter, loc, op, positions, angleType);
 
     MLIRContext *ctx = rewriter.getContext();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
@@ -314,8 +312,8 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
         {identity, posMap, identity}, iterators(rank),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           SmallVector<Value> ivs = loopIndices(b, loc, rank);
-          RotaryPairIndex idx = buildRotaryPairIndex(
-              b, loc, ivs.back(), op.getLayout(), rotaryDim);
+          RotaryPairIndex idx = buildRotaryPairIndex(b, loc, ivs.back(),
+                                                     op.getLayout(), rotaryDim);
           SmallVector<Value> partnerIdx(ivs);
           partnerIdx.back() = idx.partner;
           Value x = castFloat(b, loc, args[0], computeType);
@@ -466,8 +464,7 @@ static Value buildQKProduct(OpBuilder &b, Location loc, Value q, Value k,
         Value qv = castFloat(b, loc, args[0], f);
         Value kv = castFloat(b, loc, args[1], f);
         Value prod = arith::MulFOp::create(b, loc, qv, kv);
-        yieldValue(b, loc,
-                                arith::AddFOp::create(b, loc, args[2], prod));
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
       });
 }
 
@@ -512,9 +509,8 @@ static Value buildMaskedSoftmax(OpBuilder &b, Location loc, Value scores,
         yieldValue(b, loc, arith::SelectOp::create(b, loc, rowMasked, zero, e));
       });
   Value rowSum = buildGeneric(
-      b, loc, exps, filledTensor(b, loc, rowSizes, f, 0.0),
-      {identity, rowMap}, iterators(rank - 1, 1),
-      [&](OpBuilder &b, Location loc, ValueRange args) {
+      b, loc, exps, filledTensor(b, loc, rowSizes, f, 0.0), {identity, rowMap},
+      iterators(rank - 1, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
         yieldValue(b, loc, arith::AddFOp::create(b, loc, args[0], args[1]));
       });
   return buildGeneric(
@@ -553,8 +549,7 @@ static Value buildPVProduct(OpBuilder &b, Location loc, Value probs, Value v,
       iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
         Value vv = castFloat(b, loc, args[1], f);
         Value prod = arith::MulFOp::create(b, loc, args[0], vv);
-        yieldValue(b, loc,
-                                arith::AddFOp::create(b, loc, args[2], prod));
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
       });
 }
 
@@ -565,13 +560,12 @@ static Value castTensor(OpBuilder &b, Location loc, Value t, Type elemType) {
     return t;
   MLIRContext *ctx = b.getContext();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(type.getRank(), ctx);
-  Value init =
-      tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, t), elemType);
-  return buildGeneric(b, loc, t, init, {identity, identity},
-                      iterators(type.getRank()),
-                      [&](OpBuilder &b, Location loc, ValueRange args) {
-                        yieldValue(b, loc, castFloat(b, loc, args[0], elemType));
-                      });
+  Value init = tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, t), elemType);
+  return buildGeneric(
+      b, loc, t, init, {identity, identity}, iterators(type.getRank()),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        yieldValue(b, loc, castFloat(b, loc, args[0], elemType));
+      });
 }
 
 /// Run-time checks of the q/k/v dims the verifier could only check as
@@ -627,8 +621,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
       int64_t lead = rank - biasType.getRank();
       SmallVector<AffineExpr> exprs;
       for (int64_t d = 0; d < biasType.getRank(); ++d) {
-        bool broadcast = biasType.getDimSize(d) == 1 &&
-                         rawType.getDimSize(lead + d) != 1;
+        bool broadcast =
+            biasType.getDimSize(d) == 1 && rawType.getDimSize(lead + d) != 1;
         exprs.push_back(broadcast ? getAffineConstantExpr(0, ctx)
                                   : getAffineDimExpr(lead + d, ctx));
         if (!broadcast)
@@ -654,14 +648,13 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
           Value s = arith::MulFOp::create(b, loc, args[0],
                                           floatConst(b, loc, f, scale));
           if (bias)
-            s = arith::AddFOp::create(b, loc, s,
-                                      castFloat(b, loc, args[1], f));
+            s = arith::AddFOp::create(b, loc, s, castFloat(b, loc, args[1], f));
           if (causal) {
             Value i = linalg::IndexOp::create(b, loc, n);
             Value j = linalg::IndexOp::create(b, loc, n + 1);
             Value masked = isCausallyMasked(b, loc, i, j, shift);
-            Value ninf = floatConst(b, loc, f,
-                                    -std::numeric_limits<double>::infinity());
+            Value ninf =
+                floatConst(b, loc, f, -std::numeric_limits<double>::infinity());
             s = arith::SelectOp::create(b, loc, masked, ninf, s);
           }
           yieldValue(b, loc, s);
@@ -669,8 +662,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
 
     Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
     Value out = buildPVProduct(rewriter, loc, probs, v, shape, f);
-    replaceWithResultType(rewriter, op, castTensor(rewriter, loc, out,
-                                      qType.getElementType()));
+    replaceWithResultType(
+        rewriter, op, castTensor(rewriter, loc, out, qType.getElementType()));
     return success();
   }
 };
@@ -718,10 +711,10 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
         {mapOf(qrLoops, qe, ctx), mapOf(qrLoops, {r, d}, ctx),
          mapOf(qrLoops, oe, ctx)},
         iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value prod = arith::MulFOp::create(b, loc, castFloat(b, loc, args[0], f),
-                                             castFloat(b, loc, args[1], f));
-          yieldValue(b, loc,
-                                  arith::AddFOp::create(b, loc, args[2], prod));
+          Value prod =
+              arith::MulFOp::create(b, loc, castFloat(b, loc, args[0], f),
+                                    castFloat(b, loc, args[1], f));
+          yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
         });
 
     Value sq = tensor::DimOp::create(rewriter, loc, q, n);
@@ -756,8 +749,8 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
           s = arith::MulFOp::create(b, loc, s, floatConst(b, loc, f, scale));
           if (causal) {
             Value masked = isCausallyMasked(b, loc, iv, jv, shift);
-            Value ninf = floatConst(b, loc, f,
-                                    -std::numeric_limits<double>::infinity());
+            Value ninf =
+                floatConst(b, loc, f, -std::numeric_limits<double>::infinity());
             s = arith::SelectOp::create(b, loc, masked, ninf, s);
           }
           yieldValue(b, loc, s);
@@ -788,8 +781,8 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
             yieldValue(b, loc, arith::AddFOp::create(b, loc, args[1], prod));
           });
     }
-    replaceWithResultType(rewriter, op, castTensor(rewriter, loc, out,
-                                      qType.getElementType()));
+    replaceWithResultType(
+        rewriter, op, castTensor(rewriter, loc, out, qType.getElementType()));
     return success();
   }
 };
@@ -816,7 +809,7 @@ struct PosencToLinalgPass
 } // namespace
 
 Value posenc::buildRopeInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
-                                   Value positions, FloatType angleType) {
+                                    Value positions, FloatType angleType) {
   return buildInvFreqTable(b, loc, op, positions, angleType);
 }
 

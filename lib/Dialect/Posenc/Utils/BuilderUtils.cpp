@@ -34,8 +34,8 @@ Value posenc::floatConst(OpBuilder &b, Location loc, Type type, double value) {
   if (auto shaped = dyn_cast<ShapedType>(type))
     return arith::ConstantOp::create(
         b, loc, type,
-        DenseElementsAttr::get(
-            shaped, b.getFloatAttr(shaped.getElementType(), value)));
+        DenseElementsAttr::get(shaped,
+                               b.getFloatAttr(shaped.getElementType(), value)));
   return arith::ConstantOp::create(b, loc, type, b.getFloatAttr(type, value));
 }
 
@@ -64,9 +64,8 @@ void posenc::yieldValue(OpBuilder &b, Location loc, Value v) {
   linalg::YieldOp::create(b, loc, ValueRange{v});
 }
 
-posenc::RotaryPairIndex posenc::buildRotaryPairIndex(OpBuilder &b,
-                                                     Location loc, Value d,
-                                                     Layout layout,
+posenc::RotaryPairIndex posenc::buildRotaryPairIndex(OpBuilder &b, Location loc,
+                                                     Value d, Layout layout,
                                                      int64_t rotaryDim) {
   Value zero = indexConst(b, loc, 0);
   Value inRotary = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, d,
@@ -86,8 +85,7 @@ posenc::RotaryPairIndex posenc::buildRotaryPairIndex(OpBuilder &b,
     // Pair (p, p + R/2).
     Value half = indexConst(b, loc, rotaryDim / 2);
     pair = arith::RemUIOp::create(b, loc, d, half);
-    isFirst =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, d, half);
+    isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, d, half);
     Value up = arith::AddIOp::create(b, loc, d, half);
     Value down = arith::SubIOp::create(b, loc, d, half);
     partner = arith::SelectOp::create(b, loc, isFirst, up, down);
@@ -113,10 +111,12 @@ static std::pair<Value, Value> buildReducedCosSin(OpBuilder &b, Location loc,
   Value t = arith::ExtFOp::create(b, loc, f64, theta);
   Value k = math::RoundEvenOp::create(
       b, loc,
-      arith::MulFOp::create(b, loc, t, posenc::floatConst(b, loc, f64, 2.0 / M_PI)));
+      arith::MulFOp::create(b, loc, t,
+                            posenc::floatConst(b, loc, f64, 2.0 / M_PI)));
   Value r = arith::SubFOp::create(
       b, loc, t,
-      arith::MulFOp::create(b, loc, k, posenc::floatConst(b, loc, f64, M_PI / 2.0)));
+      arith::MulFOp::create(b, loc, k,
+                            posenc::floatConst(b, loc, f64, M_PI / 2.0)));
   r = arith::TruncFOp::create(b, loc, f32, r);
   Value cr = math::CosOp::create(b, loc, r);
   Value sr = math::SinOp::create(b, loc, r);
@@ -146,11 +146,12 @@ static std::pair<Value, Value> buildReducedCosSin(OpBuilder &b, Location loc,
   return {c, s};
 }
 
-std::pair<Value, Value>
-posenc::buildRotaryCosSin(OpBuilder &b, Location loc, Value position,
-                          Value invFreq, FloatType angleType,
-                          FloatType computeType, double attentionFactor,
-                          bool reduceAngleInF64) {
+std::pair<Value, Value> posenc::buildRotaryCosSin(OpBuilder &b, Location loc,
+                                                  Value position, Value invFreq,
+                                                  FloatType angleType,
+                                                  FloatType computeType,
+                                                  double attentionFactor,
+                                                  bool reduceAngleInF64) {
   // A vector of positions gives vectors of angles, cos and sin.
   Type angle = angleType, compute = computeType;
   if (auto vt = dyn_cast<VectorType>(position.getType())) {

@@ -1,4 +1,5 @@
-//===- BuilderUtils.h - IR building blocks shared by the lowerings -*- C++ -*-===//
+//===- BuilderUtils.h - IR building blocks shared by the lowerings -*- C++
+//-*-===//
 //
 // Small builders every posenc lowering needs (scalar casts and constants,
 // linalg.generic plumbing) and the RoPE element math, written once so that
@@ -36,13 +37,13 @@ llvm::SmallVector<mlir::utils::IteratorType>
 iterators(int64_t numParallel, int64_t numReduction = 0);
 
 /// A linalg.generic with one result (the type of `init`).
-mlir::Value buildGeneric(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
-    mlir::Value init, llvm::ArrayRef<mlir::AffineMap> maps,
-    llvm::ArrayRef<mlir::utils::IteratorType> its,
-    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
-                            mlir::ValueRange)>
-        body);
+mlir::Value
+buildGeneric(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange inputs,
+             mlir::Value init, llvm::ArrayRef<mlir::AffineMap> maps,
+             llvm::ArrayRef<mlir::utils::IteratorType> its,
+             llvm::function_ref<void(mlir::OpBuilder &, mlir::Location,
+                                     mlir::ValueRange)>
+                 body);
 
 /// Terminates a linalg.generic body with one value.
 void yieldValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
