@@ -239,3 +239,13 @@ def test_shaw_rank2_dynamic_large_k():
     ir, args, want = shaw_case([], 257, 257, 16, 16, 64, True, True, seed=9,
                                dynamic=True)
     run_paths(ir, args, want)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_shaw_band_and_edge_tiles(causal):
+    # K between the tile sizes, Sq < Sk, several key tiles on both sides of
+    # the band: edge rows (bucket 0 / 2K) broadcast over whole key tiles,
+    # per-element buckets only in band tiles (CPU vector layout).
+    ir, args, want = shaw_case([2], 150, 300, 16, 24, 40, causal, True,
+                               seed=11)
+    run_paths(ir, args, want)

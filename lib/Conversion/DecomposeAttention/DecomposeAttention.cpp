@@ -356,6 +356,172 @@ static Value vectorPrologue(OpBuilder &b, Location loc, Value tile,
   return result;
 }
 
+/// The Shaw key term as FuseAttention writes it for posenc.rel_pos_attention:
+/// mods = (qr, Sk - Sq) where qr[lead..., i, r] = query_i . rel_key[r] is the
+/// up-front [Sq, 2K+1] table, and score_mod = s + scale * qr[lead..., i,
+/// clamp(j - (i + shift), -K, K) + K]. Recognized exactly (operands, maps,
+/// body) so that the CPU vector layout can compute the table per query tile
+/// as a small vectorized contraction instead of reading the table.
+struct ShawKeyTerm {
+  Value relKey;             // [2K+1, D]
+  int64_t maxDist = 0;      // K
+  linalg::GenericOp table;  // the up-front table, dead once recognized
+};
+
+static bool isIndexConst(Value v, int64_t value) {
+  auto c = v.getDefiningOp<arith::ConstantIndexOp>();
+  return c && c.value() == value;
+}
+
+static bool isDimOf(Value v, Value source, int64_t dim) {
+  auto d = v.getDefiningOp<tensor::DimOp>();
+  if (!d || d.getSource() != source)
+    return false;
+  std::optional<int64_t> idx = d.getConstantIndex();
+  return idx && *idx == dim;
+}
+
+static std::optional<ShawKeyTerm> matchShawKeyTerm(FusedAttentionOp op) {
+  if (op.getQRopeAttr() || op.getModOperands().size() != 2)
+    return std::nullopt;
+  Value q = op.getQuery(), k = op.getKey();
+  auto qType = cast<RankedTensorType>(q.getType());
+  int64_t rank = qType.getRank(), n = rank - 2;
+  FloatType c = op.getComputeType();
+  Value table = op.getModOperands()[0], shiftV = op.getModOperands()[1];
+  // shift = dim(k, n) - dim(q, n), or that constant for static sizes.
+  auto kType = cast<RankedTensorType>(k.getType());
+  if (auto shiftOp = shiftV.getDefiningOp<arith::SubIOp>()) {
+    if (!isDimOf(shiftOp.getLhs(), k, n) || !isDimOf(shiftOp.getRhs(), q, n))
+      return std::nullopt;
+  } else if (qType.isDynamicDim(n) || kType.isDynamicDim(n) ||
+             !isIndexConst(shiftV, kType.getDimSize(n) - qType.getDimSize(n))) {
+    return std::nullopt;
+  }
+  // The table: generic(q, rel_key) -> fill(0) with maps (lead, i, d),
+  // (r, d), (lead, i, r) and body acc + q * rk in the compute type.
+  auto gen = table.getDefiningOp<linalg::GenericOp>();
+  if (!gen || gen.getNumDpsInputs() != 2 || gen.getNumDpsInits() != 1 ||
+      gen.getDpsInputs()[0] != q)
+    return std::nullopt;
+  auto tableType = dyn_cast<RankedTensorType>(table.getType());
+  if (!tableType || tableType.getElementType() != c ||
+      tableType.getRank() != rank || tableType.isDynamicDim(n + 1))
+    return std::nullopt;
+  Value relKey = gen.getDpsInputs()[1];
+  auto rkType = dyn_cast<RankedTensorType>(relKey.getType());
+  int64_t buckets = tableType.getDimSize(n + 1);
+  if (!rkType || rkType.getRank() != 2 || rkType.getDimSize(0) != buckets ||
+      buckets % 2 != 1 || buckets < 3)
+    return std::nullopt;
+  int64_t maxDist = (buckets - 1) / 2;
+  auto fill = gen.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  auto zero = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
+  if (!zero || !zero.value().isZero())
+    return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  int64_t loops = n + 3;
+  SmallVector<AffineExpr> qe, oe;
+  for (int64_t d = 0; d < n; ++d) {
+    qe.push_back(getAffineDimExpr(d, ctx));
+    oe.push_back(getAffineDimExpr(d, ctx));
+  }
+  AffineExpr ie = getAffineDimExpr(n, ctx), re = getAffineDimExpr(n + 1, ctx),
+             de = getAffineDimExpr(n + 2, ctx);
+  qe.append({ie, de});
+  oe.append({ie, re});
+  SmallVector<AffineMap> want = {AffineMap::get(loops, 0, qe, ctx),
+                                 AffineMap::get(loops, 0, {re, de}, ctx),
+                                 AffineMap::get(loops, 0, oe, ctx)};
+  if (gen.getIndexingMapsArray() != ArrayRef<AffineMap>(want))
+    return std::nullopt;
+  SmallVector<utils::IteratorType> its = gen.getIteratorTypesArray();
+  for (int64_t l = 0; l < loops; ++l)
+    if (its[l] != (l == loops - 1 ? utils::IteratorType::reduction
+                                  : utils::IteratorType::parallel))
+      return std::nullopt;
+  Block &gb = gen.getRegion().front();
+  auto gy = cast<linalg::YieldOp>(gb.getTerminator());
+  auto add = gy.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || add.getLhs() != gb.getArgument(2))
+    return std::nullopt;
+  auto mul = add.getRhs().getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return std::nullopt;
+  auto isCastOf = [&](Value v, Value arg) {
+    if (v == arg)
+      return true;
+    Operation *d = v.getDefiningOp();
+    return d && isa<arith::ExtFOp>(d) && d->getOperand(0) == arg;
+  };
+  if (!isCastOf(mul.getLhs(), gb.getArgument(0)) ||
+      !isCastOf(mul.getRhs(), gb.getArgument(1)))
+    return std::nullopt;
+  for (Operation &o : gb.without_terminator())
+    if (&o != add && &o != mul && o.getParentOp() == gen &&
+        !(isa<arith::ExtFOp>(o)))
+      return std::nullopt;
+
+  // The score_mod body.
+  Block &mb = op.getScoreModBlock();
+  Value score = mb.getArgument(0), iArg = mb.getArgument(1 + n),
+        jArg = mb.getArgument(2 + n), tArg = mb.getArgument(1 + rank),
+        sArg = mb.getArgument(2 + rank);
+  auto sum = cast<YieldOp>(mb.getTerminator()).getValue()
+                 .getDefiningOp<arith::AddFOp>();
+  if (!sum || sum.getLhs() != score)
+    return std::nullopt;
+  auto scaled = sum.getRhs().getDefiningOp<arith::MulFOp>();
+  if (!scaled)
+    return std::nullopt;
+  auto scaleC = scaled.getRhs().getDefiningOp<arith::ConstantFloatOp>();
+  if (!scaleC)
+    return std::nullopt;
+  {
+    APFloat want(op.getScaleOrDefault());
+    bool lost;
+    want.convert(scaleC.value().getSemantics(), APFloat::rmNearestTiesToEven,
+                 &lost);
+    if (!want.bitwiseIsEqual(scaleC.value()))
+      return std::nullopt;
+  }
+  auto ext = scaled.getLhs().getDefiningOp<tensor::ExtractOp>();
+  if (!ext || ext.getTensor() != tArg ||
+      ext.getIndices().size() != static_cast<size_t>(rank))
+    return std::nullopt;
+  for (int64_t l = 0; l < n; ++l)
+    if (ext.getIndices()[l] != mb.getArgument(1 + l))
+      return std::nullopt;
+  if (ext.getIndices()[n] != iArg)
+    return std::nullopt;
+  auto bucket = ext.getIndices()[n + 1].getDefiningOp<arith::AddIOp>();
+  if (!bucket || !isIndexConst(bucket.getRhs(), maxDist))
+    return std::nullopt;
+  auto hiClamp = bucket.getLhs().getDefiningOp<arith::MinSIOp>();
+  if (!hiClamp || !isIndexConst(hiClamp.getRhs(), maxDist))
+    return std::nullopt;
+  auto loClamp = hiClamp.getLhs().getDefiningOp<arith::MaxSIOp>();
+  if (!loClamp || !isIndexConst(loClamp.getRhs(), -maxDist))
+    return std::nullopt;
+  auto dist = loClamp.getLhs().getDefiningOp<arith::SubIOp>();
+  if (!dist || dist.getLhs() != jArg)
+    return std::nullopt;
+  auto qpos = dist.getRhs().getDefiningOp<arith::AddIOp>();
+  if (!qpos || qpos.getLhs() != iArg || qpos.getRhs() != sArg)
+    return std::nullopt;
+  // Nothing else in the body but the constants these ops use.
+  for (Operation &o : mb.without_terminator())
+    if (!isa<arith::ConstantOp>(o) &&
+        !llvm::is_contained(SmallVector<Operation *>{sum, scaled, ext, bucket,
+                                                     hiClamp, loClamp, dist,
+                                                     qpos},
+                            &o))
+      return std::nullopt;
+  return ShawKeyTerm{relKey, maxDist, gen};
+}
+
 struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
   DecomposeFusedAttention(MLIRContext *ctx, int64_t queryTile,
                           int64_t keyTile, bool vectorLayout)
@@ -468,6 +634,43 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             rewriter, loc, qRope, op.getQPositions(), qInvFreq, c);
     }
 
+    // Shaw's key term (recognized FuseAttention form): the vector layout
+    // computes q . rel_key per query tile from rel_key in the compute type,
+    // its rows zero-padded to a multiple of 8 (whole register tiles).
+    std::optional<ShawKeyTerm> shaw;
+    Value relKeyP;
+    if (vectorLayout && (shaw = matchShawKeyTerm(op))) {
+      Value rk = shaw->relKey;
+      auto rkType = cast<RankedTensorType>(rk.getType());
+      if (rkType.getElementType() != c)
+        rk = buildGeneric(
+            rewriter, loc, ValueRange{rk},
+            tensor::EmptyOp::create(rewriter, loc,
+                                    tensor::getMixedSizes(rewriter, loc, rk),
+                                    c),
+            {AffineMap::getMultiDimIdentityMap(2, ctx),
+             AffineMap::getMultiDimIdentityMap(2, ctx)},
+            iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+              yieldValue(b, loc, castFloat(b, loc, a[0], c));
+            });
+      // Causal: unmasked entries have j - i' <= 0, so only buckets 0..K are
+      // ever read (half the contraction).
+      int64_t used = causal ? shaw->maxDist + 1 : 2 * shaw->maxDist + 1;
+      if (used != 2 * shaw->maxDist + 1) {
+        SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc,
+                                                                rk);
+        sizes[0] = rewriter.getIndexAttr(used);
+        rk = tensor::ExtractSliceOp::create(
+            rewriter, loc, rk,
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0),
+                                   rewriter.getIndexAttr(0)},
+            sizes,
+            ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                   rewriter.getIndexAttr(1)});
+      }
+      relKeyP = padRows(rewriter, loc, rk, llvm::alignTo(used, 8));
+    }
+
     SmallVector<OpFoldResult> ubs(resultSizes.begin(), resultSizes.begin() + n);
     ubs.push_back(numQTiles);
     auto forall = scf::ForallOp::create(rewriter, loc, ubs, ValueRange{init},
@@ -487,8 +690,20 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
 
     if (vectorLayout) {
       buildVectorLayoutTile(b, loc, op, forall, lead, kvLead, qStart, qSize,
-                            sq, sk, shift, qCos, qSin, kCos, kSin);
+                            sq, sk, shift, qCos, qSin, kCos, kSin, relKeyP,
+                            shaw ? shaw->maxDist : 0);
       rewriter.replaceOp(op, forall.getResult(0));
+      if (shaw && shaw->table->use_empty()) {
+        // The up-front table is dead: erase it with its init.
+        Operation *fill = shaw->table.getDpsInits()[0].getDefiningOp();
+        rewriter.eraseOp(shaw->table);
+        if (fill && fill->use_empty()) {
+          Operation *empty = fill->getOperand(1).getDefiningOp();
+          rewriter.eraseOp(fill);
+          if (empty && empty->use_empty())
+            rewriter.eraseOp(empty);
+        }
+      }
       return success();
     }
 
@@ -706,7 +921,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                              scf::ForallOp forall, ArrayRef<Value> lead,
                              ArrayRef<Value> kvLead, Value qStart, Value qSize,
                              Value sq, Value sk, Value shift, Value qCos,
-                             Value qSin, Value kCos, Value kSin) const {
+                             Value qSin, Value kCos, Value kSin,
+                             Value relKeyP, int64_t shawDist) const {
     MLIRContext *ctx = b.getContext();
     Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
     auto qType = cast<RankedTensorType>(q.getType());
@@ -746,6 +962,29 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         });
     markVectorTile(qT, {16, 16});
 
+    // Shaw's key term: qr^T [2K+1 (padded) x tq] = rel_key Q~^T, one small
+    // contraction per query tile (vectorized like S^T) instead of the
+    // up-front [Sq, 2K+1] table.
+    Value qrT;
+    int64_t qrRows = 0;
+    if (relKeyP) {
+      int64_t rows = cast<RankedTensorType>(relKeyP.getType()).getDimSize(0);
+      qrRows = rows;
+      Value init = filledTile(b, loc, {b.getIndexAttr(rows),
+                                       b.getIndexAttr(tq)},
+                              c, 0.0);
+      markVectorTile(init, {1, 0});
+      qrT = buildGeneric(
+          b, loc, ValueRange{relKeyP, qT}, init,
+          {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {2, 1}),
+           mapOf(ctx, 3, {0, 1})},
+          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
+            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+          });
+      markVectorTile(qrT, {divisorAtMost(rows, 8), divisorAtMost(tq, 32), 1});
+    }
+
     Value kEnd = sk;
     if (causal) {
       Value lastAllowed = arith::AddIOp::create(
@@ -773,11 +1012,15 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     AffineMap col2 = mapOf(ctx, 2, {1});
     AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
     Block &modBlock = op.getScoreModBlock();
-    bool identityMod = op.hasIdentityScoreMod();
+    // The recognized Shaw score_mod is replaced by the qr^T term below.
+    bool identityMod = op.hasIdentityScoreMod() || qrT;
     int64_t redTile = divisorAtMost(tk, 8);
     // Shaw's value term as bucket sums of P (needs K >= 1: two distinct
     // edge buckets).
     bool bucketed = relValue && maxDist >= 1;
+    // Causal: buckets past K (j > i') are masked, so the hi edge is always
+    // zero and only the K inner buckets 1..K are carried.
+    int64_t innerRows = causal ? maxDist : 2 * maxDist - 1;
 
     auto safeMax = [&](OpBuilder &b, Location loc, Value mv) -> Value {
       Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
@@ -820,11 +1063,66 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
           });
       markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
 
+      // S^T[j, i] += qr^T[r(i, j), i] for Shaw's key term (unscaled: the
+      // scale applies to both terms). The bucket is constant over a key tile
+      // that lies entirely outside the band |j - i'| < K: an edge row
+      // broadcast over the keys; only tiles that reach the band look the
+      // bucket up per element. Either way inside the score generic below.
+      Value keyInBand, keyHighest;
+      int64_t kd = shawDist;
+      auto distAt = [&](OpBuilder &b, Location loc, Value jLocal,
+                        Value iLocal) -> Value {
+        Value j = arith::AddIOp::create(b, loc, kStart, jLocal);
+        Value i = arith::AddIOp::create(b, loc, qStart, iLocal);
+        return arith::SubIOp::create(b, loc, j,
+                                     arith::AddIOp::create(b, loc, i, shift));
+      };
+      if (qrT) {
+        Value keyLowest = distAt(b, loc, zeroIdx, indexConst(b, loc, tq - 1));
+        keyHighest = distAt(b, loc, indexConst(b, loc, tk - 1), zeroIdx);
+        keyInBand = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, keyLowest,
+                                  indexConst(b, loc, kd)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, keyHighest,
+                                  indexConst(b, loc, -kd)));
+      }
+
       // S^T = causal(score_mod(scale * S^T)); padded keys masked.
-      s = buildGeneric(
-          b, loc, ValueRange{}, s, {id2}, iterators(2),
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value score = arith::MulFOp::create(b, loc, a[0],
+      // `row`: an edge row of qr^T added per query; `gather`: per element.
+      auto scoreGeneric = [&](OpBuilder &b, Location loc, Value sIn,
+                              Value row, bool gather) -> Value {
+        SmallVector<Value> scoreIns;
+        SmallVector<AffineMap> scoreMaps;
+        if (row) {
+          scoreIns.push_back(row);
+          scoreMaps.push_back(col2);
+        }
+        scoreMaps.push_back(id2);
+        Value r = buildGeneric(
+            b, loc, scoreIns, sIn, scoreMaps, iterators(2),
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+            Value sv = a.back();
+            if (row)
+              sv = arith::AddFOp::create(b, loc, sv, a[0]);
+            if (gather) {
+              Value iLocal = linalg::IndexOp::create(b, loc, 1);
+              Value d = distAt(b, loc, linalg::IndexOp::create(b, loc, 0),
+                               iLocal);
+              Value rb = arith::MaxSIOp::create(b, loc, d,
+                                                indexConst(b, loc, -kd));
+              rb = arith::MinSIOp::create(b, loc, rb, indexConst(b, loc, kd));
+              rb = arith::AddIOp::create(b, loc, rb, indexConst(b, loc, kd));
+              // Causal: buckets past K are masked below; stay in bounds of
+              // the rows computed.
+              if (2 * kd + 1 > qrRows)
+                rb = arith::MinSIOp::create(b, loc, rb,
+                                            indexConst(b, loc, qrRows - 1));
+              Value rel = tensor::ExtractOp::create(b, loc, qrT,
+                                                    ValueRange{rb, iLocal});
+              sv = arith::AddFOp::create(b, loc, sv, rel);
+            }
+            Value score = arith::MulFOp::create(b, loc, sv,
                                                 floatConst(b, loc, c, scale));
             Value i = arith::AddIOp::create(b, loc, qStart,
                                             linalg::IndexOp::create(b, loc, 1));
@@ -867,7 +1165,38 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                   b, loc, masked, floatConst(b, loc, c, negInf), score);
             yieldValue(b, loc, score);
           });
-      markVectorTile(s, {1, 0});
+        markVectorTile(r, {1, 0});
+        return r;
+      };
+      if (qrT) {
+        Value sIn = s;
+        auto relIf = scf::IfOp::create(
+            b, loc, keyInBand,
+            [&](OpBuilder &b, Location loc) {
+              scf::YieldOp::create(
+                  b, loc, scoreGeneric(b, loc, sIn, Value(), /*gather=*/true));
+            },
+            [&](OpBuilder &b, Location loc) {
+              // Entirely below the band: bucket 0; above: bucket 2K.
+              Value below = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sle, keyHighest,
+                  indexConst(b, loc, -kd));
+              Value bucket = arith::SelectOp::create(
+                  b, loc, below, zeroIdx,
+                  indexConst(b, loc, std::min(2 * kd, qrRows - 1)));
+              Value row = tensor::ExtractSliceOp::create(
+                  b, loc, RankedTensorType::get({tq}, c), qrT,
+                  ArrayRef<OpFoldResult>{bucket, b.getIndexAttr(0)},
+                  ArrayRef<OpFoldResult>{b.getIndexAttr(1), tqI},
+                  ArrayRef<OpFoldResult>{b.getIndexAttr(1),
+                                         b.getIndexAttr(1)});
+              scf::YieldOp::create(
+                  b, loc, scoreGeneric(b, loc, sIn, row, /*gather=*/false));
+            });
+        s = relIf.getResult(0);
+      } else {
+        s = scoreGeneric(b, loc, s, Value(), /*gather=*/false);
+      }
 
       // Column (= query row) statistics: reductions over keys, dim 0.
       Value tileMax = buildGeneric(
@@ -977,35 +1306,54 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         markVectorTile(r, {0});
         return r;
       };
-      edgeLo = rescaled(edgeLo);
-      edgeHi = rescaled(edgeHi);
-      auto edges = linalg::GenericOp::create(
-          b, loc, TypeRange{edgeLo.getType(), edgeHi.getType()}, ValueRange{p},
-          ValueRange{edgeLo, edgeHi}, ArrayRef<AffineMap>{id2, col2, col2},
-          {IteratorType::reduction, IteratorType::parallel},
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value d = dist(b, loc, linalg::IndexOp::create(b, loc, 0),
-                           linalg::IndexOp::create(b, loc, 1));
-            Value zero = floatConst(b, loc, c, 0.0);
-            Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
-                                             d, indexConst(b, loc, -maxDist));
-            Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                             d, indexConst(b, loc, maxDist));
-            Value sumLo = arith::AddFOp::create(
-                b, loc, a[1], arith::SelectOp::create(b, loc, lo, a[0], zero));
-            Value sumHi = arith::AddFOp::create(
-                b, loc, a[2], arith::SelectOp::create(b, loc, hi, a[0], zero));
-            linalg::YieldOp::create(b, loc, ValueRange{sumLo, sumHi});
-          });
-      markVectorTile(edges.getResult(0), {redTile, 0});
+      // Causal: the hi edge (j - i' >= K > 0) is masked, and the lo edge is
+      // not summed per tile: every probability lies in bucket 0..K, so after
+      // the loops lo = l - sum of the K inner buckets.
+      Value edgeLoNew = edgeLo, edgeHiNew = edgeHi;
+      if (!causal) {
+        edgeLo = rescaled(edgeLo);
+        edgeHi = rescaled(edgeHi);
+        auto edges = linalg::GenericOp::create(
+            b, loc, TypeRange{edgeLo.getType(), edgeHi.getType()},
+            ValueRange{p}, ValueRange{edgeLo, edgeHi},
+            ArrayRef<AffineMap>{id2, col2, col2},
+            {IteratorType::reduction, IteratorType::parallel},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              Value d = dist(b, loc, linalg::IndexOp::create(b, loc, 0),
+                             linalg::IndexOp::create(b, loc, 1));
+              Value zero = floatConst(b, loc, c, 0.0);
+              Value lo = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sle, d,
+                  indexConst(b, loc, -maxDist));
+              Value hi = arith::CmpIOp::create(
+                  b, loc, arith::CmpIPredicate::sge, d,
+                  indexConst(b, loc, maxDist));
+              Value sumLo = arith::AddFOp::create(
+                  b, loc, a[1],
+                  arith::SelectOp::create(b, loc, lo, a[0], zero));
+              Value sumHi = arith::AddFOp::create(
+                  b, loc, a[2],
+                  arith::SelectOp::create(b, loc, hi, a[0], zero));
+              linalg::YieldOp::create(b, loc, ValueRange{sumLo, sumHi});
+            });
+        markVectorTile(edges.getResult(0), {redTile, 0});
+        edgeLoNew = edges.getResult(0);
+        edgeHiNew = edges.getResult(1);
+      }
 
       AffineMap bucketCol = mapOf(ctx, 2, {1});
-      Value innerScaled = buildGeneric(
-          b, loc, ValueRange{alpha}, inner, {bucketCol, id2}, iterators(2),
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
-          });
-      markVectorTile(innerScaled, {1, 0});
+      // Inner buckets are rescaled only from the first tile that reaches the
+      // band on: key tiles come in increasing order and only band tiles add
+      // to them, so before the band they are still all zero.
+      auto scaleInner = [&](OpBuilder &b, Location loc) {
+        Value r = buildGeneric(
+            b, loc, ValueRange{alpha}, inner, {bucketCol, id2}, iterators(2),
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+            });
+        markVectorTile(r, {1, 0});
+        return r;
+      };
       // The tile reaches an inner bucket iff some j - (i + shift) lies in
       // (-K, K) for j in [kStart, kStart + tk), i in [qStart, qStart + tq).
       Value lowest = dist(b, loc, zeroIdx, indexConst(b, loc, tq - 1));
@@ -1019,8 +1367,10 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       auto band = scf::IfOp::create(
           b, loc, inBand,
           [&](OpBuilder &b, Location loc) {
+            // inner' = alpha inner + P gathered, in one pass.
             Value gathered = buildGeneric(
-                b, loc, ValueRange{}, innerScaled, {id2}, iterators(2),
+                b, loc, ValueRange{alpha}, inner, {bucketCol, id2},
+                iterators(2),
                 [&](OpBuilder &b, Location loc, ValueRange a) {
                   // j - kStart for bucket r = rIdx + 1: i + shift + r - K.
                   Value rIdx = linalg::IndexOp::create(b, loc, 0);
@@ -1050,24 +1400,41 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                       b, loc, p, ValueRange{jIn, iLocal});
                   pj = arith::SelectOp::create(b, loc, inTile, pj,
                                                floatConst(b, loc, c, 0.0));
-                  yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], pj));
+                  Value scaled = arith::MulFOp::create(b, loc, a[0], a[1]);
+                  yieldValue(b, loc, arith::AddFOp::create(b, loc, scaled, pj));
                 });
             markVectorTile(gathered, {1, 0});
             scf::YieldOp::create(b, loc, gathered);
           },
           [&](OpBuilder &b, Location loc) {
-            scf::YieldOp::create(b, loc, innerScaled);
+            // Past the band (non-causal only): rescale; before it: zeros.
+            if (causal) {
+              scf::YieldOp::create(b, loc, inner);
+              return;
+            }
+            Value past = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::sge, lowest,
+                indexConst(b, loc, maxDist));
+            auto after = scf::IfOp::create(
+                b, loc, past,
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, scaleInner(b, loc));
+                },
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, inner);
+                });
+            scf::YieldOp::create(b, loc, after.getResult(0));
           });
       scf::YieldOp::create(b, loc,
-                           ValueRange{mNew, lNew, accNew, edges.getResult(0),
-                                      edges.getResult(1), band.getResult(0)});
+                           ValueRange{mNew, lNew, accNew, edgeLoNew,
+                                      edgeHiNew, band.getResult(0)});
     };
 
     SmallVector<Value> init = {m0, l0, acc0};
     if (bucketed) {
       init.push_back(filled({tqI}, 0.0));
       init.push_back(filled({tqI}, 0.0));
-      init.push_back(filled({b.getIndexAttr(2 * maxDist - 1), tqI}, 0.0));
+      init.push_back(filled({b.getIndexAttr(innerRows), tqI}, 0.0));
     }
     auto mainLoop = scf::ForOp::create(
         b, loc, zeroIdx, fullEnd, tkV, init,
@@ -1084,7 +1451,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     if (bucketed) {
       // acc += B^T rel_value with the [2K+1 x tq] bucket sums B: one small
       // contraction per query tile instead of a gather per (i, j).
-      int64_t buckets = 2 * maxDist + 1;
+      // Causal: buckets 0..K only (the rest are zero).
+      int64_t buckets = causal ? maxDist + 1 : 2 * maxDist + 1;
       SmallVector<OpFoldResult> strides2(2, b.getIndexAttr(1));
       auto insertRows = [&](Value part, Value into, int64_t row,
                             int64_t rows) -> Value {
@@ -1100,13 +1468,32 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       };
       Value bucketSums = tensor::EmptyOp::create(
           b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(buckets), tqI}, c);
-      bucketSums = insertRows(asRow(tailLoop.getResult(3)), bucketSums, 0, 1);
+      Value edgeLoFinal = tailLoop.getResult(3);
+      if (causal) {
+        // lo = l - sum_r inner[r] (every unmasked key is in bucket 0..K).
+        edgeLoFinal = buildGeneric(
+            b, loc, ValueRange{tailLoop.getResult(5)}, lFinal,
+            {id2, col2}, {IteratorType::reduction, IteratorType::parallel},
+            [&](OpBuilder &b, Location loc, ValueRange a) {
+              yieldValue(b, loc, arith::SubFOp::create(b, loc, a[1], a[0]));
+            });
+        markVectorTile(edgeLoFinal, {divisorAtMost(innerRows, 8), 0});
+      }
+      bucketSums = insertRows(asRow(edgeLoFinal), bucketSums, 0, 1);
       bucketSums = insertRows(tailLoop.getResult(5), bucketSums, 1,
-                              buckets - 2);
-      bucketSums = insertRows(asRow(tailLoop.getResult(4)), bucketSums,
-                              buckets - 1, 1);
+                              innerRows);
+      Value relValueUsed = relValue;
+      if (causal) {
+        relValueUsed = tensor::ExtractSliceOp::create(
+            b, loc, relValue,
+            ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(buckets), dv}, strides2);
+      } else {
+        bucketSums = insertRows(asRow(tailLoop.getResult(4)), bucketSums,
+                                buckets - 1, 1);
+      }
       accFinal = buildGeneric(
-          b, loc, ValueRange{bucketSums, relValue}, accFinal,
+          b, loc, ValueRange{bucketSums, relValueUsed}, accFinal,
           {mapOf(ctx, 3, {2, 0}), mapOf(ctx, 3, {2, 1}),
            mapOf(ctx, 3, {0, 1})},
           iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
