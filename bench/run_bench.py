@@ -351,7 +351,11 @@ def main():
                      "and the output written once; peak RSS is the process's growth after "
                      "compilation (inputs, output and everything the kernel allocates).\n\n")
             fh.write("\n".join(lines) + "\n")
+            fh.write("\n![GFLOP/s per sequence length](bench-cpu.svg)\n")
         print(f"wrote {path}")
+        if not ARGS.quick:
+            subprocess.run([sys.executable, os.path.join(HERE, "plot_bench.py"), path,
+                            os.path.join(ROOT, "docs", "bench-cpu.svg")], check=True)
     return 0
 
 

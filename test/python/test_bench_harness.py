@@ -28,3 +28,13 @@ def test_quick_bench_checks_results():
     for row in measured:
         err = float(row.strip(" |").split("|")[-1])
         assert err <= 1e-4, row
+
+
+def test_plot_is_drawn_from_the_recorded_table(tmp_path):
+    out = tmp_path / "bench.svg"
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "plot_bench.py"),
+                        os.path.join(ROOT, "docs", "bench-cpu.md"), str(out)],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert text.count("<polyline") >= 3 and "FMA peak" in text
