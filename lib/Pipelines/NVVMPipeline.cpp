@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Pipelines/NVVMPipeline.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
@@ -285,17 +286,8 @@ struct PosencGpuMapParallelLoopsPass
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
     Value threads = arith::ConstantIndexOp::create(rewriter, loc, blockSize);
     SmallVector<Value> tripCounts;
-    Value total = one;
-    for (auto [lb, ub, step] : llvm::zip_equal(
-             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      // max(ub - lb, 0): an empty dimension gives no iterations, not a
-      // huge unsigned trip count.
-      Value extent = arith::MaxSIOp::create(
-          rewriter, loc, arith::SubIOp::create(rewriter, loc, ub, lb), zero);
-      Value trips = arith::CeilDivUIOp::create(rewriter, loc, extent, step);
-      tripCounts.push_back(trips);
-      total = arith::MulIOp::create(rewriter, loc, total, trips);
-    }
+    Value total =
+        posenc::buildParallelLoopTripCounts(rewriter, loc, loop, tripCounts);
     Value blocks = arith::CeilDivUIOp::create(rewriter, loc, total, threads);
 
     auto blockLoop = scf::ParallelOp::create(
@@ -316,20 +308,8 @@ struct PosencGpuMapParallelLoopsPass
 
     // Delinearize, innermost dimension fastest.
     rewriter.setInsertionPoint(guard.thenBlock()->getTerminator());
-    unsigned rank = loop.getNumLoops();
-    SmallVector<Value> ivs(rank);
-    Value rest = linear;
-    for (int dim = rank - 1; dim >= 0; --dim) {
-      Value index = rest;
-      if (dim > 0) {
-        index = arith::RemUIOp::create(rewriter, loc, rest, tripCounts[dim]);
-        rest = arith::DivUIOp::create(rewriter, loc, rest, tripCounts[dim]);
-      }
-      Value scaled =
-          arith::MulIOp::create(rewriter, loc, index, loop.getStep()[dim]);
-      ivs[dim] = arith::AddIOp::create(rewriter, loc, loop.getLowerBound()[dim],
-                                       scaled);
-    }
+    SmallVector<Value> ivs =
+        posenc::delinearizeParallelLoop(rewriter, loc, linear, loop, tripCounts);
 
     // Move the body (without its scf.reduce terminator) into the guard.
     Block *body = loop.getBody();

@@ -277,34 +277,17 @@ void AttentionMapper::mapParallelLoop(scf::ParallelOp loop, bool staging) {
       rewriter.setInsertionPointToStart(inner.getBody());
     }
   } else {
-    Value zero = indexConst(rewriter, loc, 0);
     SmallVector<Value> tripCounts;
-    Value total = indexConst(rewriter, loc, 1);
-    for (auto [lb, ub, step] : llvm::zip_equal(
-             loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      Value extent = arith::MaxSIOp::create(
-          rewriter, loc, arith::SubIOp::create(rewriter, loc, ub, lb), zero);
-      Value trips = arith::CeilDivUIOp::create(rewriter, loc, extent, step);
-      tripCounts.push_back(trips);
-      total = arith::MulIOp::create(rewriter, loc, total, trips);
-    }
+    Value total =
+        buildParallelLoopTripCounts(rewriter, loc, loop, tripCounts);
     auto strided = scf::ForOp::create(rewriter, loc, tid, total, blockSize);
     mappedOp = strided;
     rewriter.setInsertionPointToStart(strided.getBody());
     // Innermost dimension fastest: neighbouring threads, neighbouring
     // elements.
-    Value rest = strided.getInductionVar();
-    for (int64_t d = numLoops - 1; d >= 0; --d) {
-      Value index = rest;
-      if (d > 0) {
-        index = arith::RemUIOp::create(rewriter, loc, rest, tripCounts[d]);
-        rest = arith::DivUIOp::create(rewriter, loc, rest, tripCounts[d]);
-      }
-      Value scaled =
-          arith::MulIOp::create(rewriter, loc, index, loop.getStep()[d]);
-      ivs[d] =
-          arith::AddIOp::create(rewriter, loc, loop.getLowerBound()[d], scaled);
-    }
+    SmallVector<Value> linearIvs = delinearizeParallelLoop(
+        rewriter, loc, strided.getInductionVar(), loop, tripCounts);
+    ivs = std::move(linearIvs);
   }
 
   Block *body = loop.getBody();

@@ -185,3 +185,38 @@ Value posenc::buildRotatedElement(OpBuilder &b, Location loc, Value x, Value y,
   Value second = arith::AddFOp::create(b, loc, xc, ys);
   return arith::SelectOp::create(b, loc, isFirst, first, second);
 }
+
+Value posenc::buildParallelLoopTripCounts(OpBuilder &b, Location loc,
+                                          scf::ParallelOp loop,
+                                          SmallVectorImpl<Value> &tripCounts) {
+  Value zero = indexConst(b, loc, 0);
+  Value total = indexConst(b, loc, 1);
+  for (auto [lb, ub, step] : llvm::zip_equal(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    Value extent = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, ub, lb), zero);
+    Value trips = arith::CeilDivUIOp::create(b, loc, extent, step);
+    tripCounts.push_back(trips);
+    total = arith::MulIOp::create(b, loc, total, trips);
+  }
+  return total;
+}
+
+SmallVector<Value> posenc::delinearizeParallelLoop(OpBuilder &b, Location loc,
+                                                   Value linear,
+                                                   scf::ParallelOp loop,
+                                                   ArrayRef<Value> tripCounts) {
+  int64_t rank = loop.getNumLoops();
+  SmallVector<Value> ivs(rank);
+  Value rest = linear;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    Value index = rest;
+    if (d > 0) {
+      index = arith::RemUIOp::create(b, loc, rest, tripCounts[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, tripCounts[d]);
+    }
+    Value scaled = arith::MulIOp::create(b, loc, index, loop.getStep()[d]);
+    ivs[d] = arith::AddIOp::create(b, loc, loop.getLowerBound()[d], scaled);
+  }
+  return ivs;
+}

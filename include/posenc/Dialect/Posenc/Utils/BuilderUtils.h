@@ -13,6 +13,7 @@
 
 #include "posenc/Dialect/Posenc/IR/PosencAttrs.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -78,6 +79,21 @@ buildRotaryCosSin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value position,
 mlir::Value buildRotatedElement(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value x, mlir::Value y, mlir::Value cos,
                                 mlir::Value sin, mlir::Value isFirst);
+
+/// The trip count of every dimension of `loop` (max(ub - lb, 0) ceildiv
+/// step: an empty dimension gives 0, not a huge unsigned count) appended to
+/// `tripCounts`; returns their product.
+mlir::Value
+buildParallelLoopTripCounts(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::scf::ParallelOp loop,
+                            llvm::SmallVectorImpl<mlir::Value> &tripCounts);
+
+/// The induction values of `loop` at linear iteration `linear`, innermost
+/// dimension fastest (so consecutive GPU threads touch consecutive elements).
+llvm::SmallVector<mlir::Value>
+delinearizeParallelLoop(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value linear, mlir::scf::ParallelOp loop,
+                        llvm::ArrayRef<mlir::Value> tripCounts);
 
 } // namespace posenc
 
