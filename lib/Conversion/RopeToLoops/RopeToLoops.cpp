@@ -12,7 +12,7 @@
 //       half:        a = x[..., :R/2], b = x[..., R/2:R]
 //                    (a cos - b sin, b cos + a sin)
 //       interleaved: x = x[..., :R], y = x with lanes swapped pairwise
-//                    x cos -/+ y sin on even/odd lanes
+//                    x cos + y sin', sin' = -sin on even lanes (table)
 //       x[..., R:] copied
 //
 // The element math is posenc.rope's (BuilderUtils.h), the inverse
@@ -174,6 +174,19 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
               dup.append({p, p});
             c = vector::ShuffleOp::create(b, loc, c, c, dup);
             sn = vector::ShuffleOp::create(b, loc, sn, sn, dup);
+            // The table holds -sin on even lanes, so the row loop is
+            // x*cos + swap(x)*sin' with no sign select per vector
+            // (negation is exact: the same numbers as the select form).
+            SmallVector<bool> even;
+            for (int64_t l = 0; l < rotaryDim; ++l)
+              even.push_back(l % 2 == 0);
+            Value isEven = arith::ConstantOp::create(
+                b, loc,
+                DenseElementsAttr::get(
+                    VectorType::get({rotaryDim}, b.getI1Type()),
+                    ArrayRef<bool>(even)));
+            sn = arith::SelectOp::create(
+                b, loc, isEven, arith::NegFOp::create(b, loc, sn), sn);
           }
           Value cosT = writeVector(b, loc, c, iter[0], {r, zero});
           Value sinT = writeVector(b, loc, sn, iter[1], {r, zero});
@@ -202,19 +215,15 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
               b, loc, readVector(b, loc, input, withTail(lead, s, col), w),
               VectorType::get({w}, computeType));
           SmallVector<int64_t> swap;
-          SmallVector<bool> first;
-          for (int64_t l = 0; l < w; l += 2) {
+          for (int64_t l = 0; l < w; l += 2)
             swap.append({l + 1, l});
-            first.append({true, false});
-          }
           Value y = vector::ShuffleOp::create(b, loc, x, x, swap);
-          Value isFirst = arith::ConstantOp::create(
-              b, loc,
-              DenseElementsAttr::get(VectorType::get({w}, b.getI1Type()),
-                                     ArrayRef<bool>(first)));
           Value c = readVector(b, loc, cosTable, {r, col}, w);
           Value sn = readVector(b, loc, sinTable, {r, col}, w);
-          Value rot = buildRotatedElement(b, loc, x, y, c, sn, isFirst);
+          // sn is -sin on even lanes (see the table).
+          Value rot = arith::AddFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, x, c),
+              arith::MulFOp::create(b, loc, y, sn));
           out = writeVector(b, loc,
                             castFloat(b, loc, rot,
                                       VectorType::get({w}, elemType)),
