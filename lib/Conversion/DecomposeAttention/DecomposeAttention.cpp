@@ -546,43 +546,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     int64_t maxDist = op.getMaxRelativeDistance();
     double negInf = -std::numeric_limits<double>::infinity();
 
-    // Run-time checks of sizes the verifier could only check as compatible.
-    auto assertEq = [&](Value a, int64_t da, Value bv, int64_t db,
-                        StringRef msg) {
-      auto at = cast<RankedTensorType>(a.getType());
-      auto bt = cast<RankedTensorType>(bv.getType());
-      if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
-        return;
-      Value eq = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq,
-          tensor::DimOp::create(rewriter, loc, a, da),
-          tensor::DimOp::create(rewriter, loc, bv, db));
-      cf::AssertOp::create(rewriter, loc, eq, rewriter.getStringAttr(msg));
-    };
-    for (int64_t i = 0; i < n; ++i) {
-      if (rank >= 3 && i == n - 1)
-        continue;
-      assertEq(q, i, k, i,
-               "posenc.fused_attention: batch dim of 'key' differs from "
-               "'query'");
-      assertEq(q, i, v, i,
-               "posenc.fused_attention: batch dim of 'value' differs from "
-               "'query'");
-    }
-    assertEq(q, n + 1, k, n + 1,
-             "posenc.fused_attention: head dim D of 'key' differs from "
-             "'query'");
-    assertEq(k, n, v, n,
-             "posenc.fused_attention: sequence dim of 'value' differs from "
-             "'key'");
-    if (Value p = op.getQPositions())
-      assertEq(p, 0, q, n,
-               "posenc.fused_attention: length of 'q_positions' differs from "
-               "the sequence dim of 'query'");
-    if (Value p = op.getKPositions())
-      assertEq(p, 0, k, n,
-               "posenc.fused_attention: length of 'k_positions' differs from "
-               "the sequence dim of 'key'");
+    buildFusedAttentionRuntimeChecks(rewriter, op);
 
     Value sq = tensor::DimOp::create(rewriter, loc, q, n);
     Value sk = tensor::DimOp::create(rewriter, loc, k, n);
@@ -591,8 +555,6 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     if (rank >= 3) {
       Value hq = tensor::DimOp::create(rewriter, loc, q, n - 1);
       Value hkv = tensor::DimOp::create(rewriter, loc, k, n - 1);
-      assertEq(k, n - 1, v, n - 1,
-               "posenc.fused_attention: heads of 'value' differ from 'key'");
       group = arith::DivUIOp::create(rewriter, loc, hq, hkv);
     }
     Value tq = indexConst(rewriter, loc, queryTile);
@@ -1580,4 +1542,51 @@ void posenc::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
                                                 bool vectorLayout) {
   patterns.add<DecomposeFusedAttention>(patterns.getContext(), queryTile,
                                         keyTile, vectorLayout);
+}
+
+void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
+                                              FusedAttentionOp op) {
+  Location loc = op.getLoc();
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  int64_t rank = cast<RankedTensorType>(q.getType()).getRank();
+  int64_t n = rank - 2;
+  auto assertEq = [&](Value a, int64_t da, Value bv, int64_t db,
+                      StringRef msg) {
+    auto at = cast<RankedTensorType>(a.getType());
+    auto bt = cast<RankedTensorType>(bv.getType());
+    if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
+      return;
+    Value eq = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        tensor::DimOp::create(b, loc, a, da),
+        tensor::DimOp::create(b, loc, bv, db));
+    cf::AssertOp::create(b, loc, eq, b.getStringAttr(msg));
+  };
+  for (int64_t i = 0; i < n; ++i) {
+    if (rank >= 3 && i == n - 1)
+      continue;
+    assertEq(q, i, k, i,
+             "posenc.fused_attention: batch dim of 'key' differs from "
+             "'query'");
+    assertEq(q, i, v, i,
+             "posenc.fused_attention: batch dim of 'value' differs from "
+             "'query'");
+  }
+  assertEq(q, n + 1, k, n + 1,
+           "posenc.fused_attention: head dim D of 'key' differs from "
+           "'query'");
+  assertEq(k, n, v, n,
+           "posenc.fused_attention: sequence dim of 'value' differs from "
+           "'key'");
+  if (Value p = op.getQPositions())
+    assertEq(p, 0, q, n,
+             "posenc.fused_attention: length of 'q_positions' differs from "
+             "the sequence dim of 'query'");
+  if (Value p = op.getKPositions())
+    assertEq(p, 0, k, n,
+             "posenc.fused_attention: length of 'k_positions' differs from "
+             "the sequence dim of 'key'");
+  if (rank >= 3)
+    assertEq(k, n - 1, v, n - 1,
+             "posenc.fused_attention: heads of 'value' differ from 'key'");
 }

@@ -3,9 +3,17 @@
 #ifndef POSENC_CONVERSION_DECOMPOSEATTENTION_DECOMPOSEATTENTION_H
 #define POSENC_CONVERSION_DECOMPOSEATTENTION_DECOMPOSEATTENTION_H
 
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
 #include "mlir/IR/PatternMatch.h"
 
 namespace posenc {
+
+/// Run-time checks (cf.assert with the op's message) of the sizes of `op`
+/// that its verifier could only check as compatible (dynamic dims): lead
+/// dims, D, the key/value sequence and head dims, the positions' lengths.
+/// Every lowering of posenc.fused_attention emits them before its loops.
+void buildFusedAttentionRuntimeChecks(mlir::OpBuilder &b, FusedAttentionOp op);
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
 /// tensors (scf.forall over lead dims and query tiles of `queryTile` rows,
