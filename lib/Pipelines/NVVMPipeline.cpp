@@ -171,7 +171,12 @@ struct PosencGpuCopyConstantsPass
     IRRewriter rewriter(&getContext());
     for (func::FuncOp func : getHostFunctions(module)) {
       SmallVector<memref::GetGlobalOp> reads;
-      func.walk([&](memref::GetGlobalOp op) { reads.push_back(op); });
+      // Reads inside a gpu.launch are the kernel's own (workgroup memory
+      // tiles of the tensor-core attention kernel), not host data.
+      func.walk([&](memref::GetGlobalOp op) {
+        if (!op->getParentOfType<gpu::LaunchOp>())
+          reads.push_back(op);
+      });
       for (memref::GetGlobalOp read : reads) {
         auto global = symbols.lookupNearestSymbolFrom<memref::GlobalOp>(
             read, read.getNameAttr());
@@ -498,6 +503,10 @@ void posenc::buildPosencToNVVMPipeline(
   // the attention tiles.
   if (options.fused) {
     pm.addPass(createPosencFuseAttentionPass());
+    // f16/bf16 attention: one tensor-core kernel, built on tensors; what it
+    // does not take (f32, rel_value, ...) goes on to the decomposition.
+    if (options.tensorCores)
+      pm.addPass(createPosencGpuTensorCoreAttentionPass());
     PosencDecomposeAttentionPassOptions decomposeOptions;
     decomposeOptions.queryTile = options.queryTile;
     decomposeOptions.keyTile = options.keyTile;
@@ -542,6 +551,10 @@ void posenc::buildPosencToNVVMPipeline(
   pm.addPass(createCSEPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Outlining copies the workgroup-memory globals of the tensor-core kernels
+  // into their gpu.module; the host's originals are now unused (and have no
+  // host address space).
+  pm.addPass(createSymbolDCEPass());
 
   // From here on upstream's buildLowerToNVVMPassPipeline, with the toolkit
   // path passed down (libdevice, ptxas) and posenc's option names.

@@ -163,6 +163,62 @@ def PosencGpuMapAttentionPass
   ];
 }
 
+def PosencGpuTensorCoreAttentionPass
+    : Pass<"posenc-gpu-tensor-core-attention", "::mlir::ModuleOp"> {
+  let summary = "f16/bf16 fused attention as one tensor-core (mma.sync) "
+                "flash-attention kernel";
+  let description = [{
+    Runs on tensors, after `--posenc-fuse-attention` and before
+    `--posenc-decompose-attention`. Each `posenc.fused_attention` whose
+    operands are f16 or bf16 (D a multiple of 16, Dv of 8, both at most 128;
+    no `rel_value` term; a `score_mod` region of scalar ops and
+    `tensor.extract`s of its tensor operands) becomes a `gpu.launch` on
+    buffers of its operands (`bufferization.to_buffer`) and a
+    `bufferization.to_tensor` of a fresh result buffer. The kernel is
+    FlashAttention-2's warp-level algorithm on `mma.sync.m16n8k16` with f32
+    accumulation (sm_80 and later, sm_90 included):
+
+    * one block of `32 * warps` threads per (query tile of `16 * warps` rows,
+      lead dims); each warp owns 16 query rows;
+    * the Q tile is staged through shared memory with the RoPE prologue
+      applied (rounded to the element type, as `posenc.rope` stores it) and
+      kept in registers as `nvgpu.ldmatrix` A fragments;
+    * per key tile of `key-tile` rows (causal: only up to the block's last
+      query row), K (RoPE applied) and V are staged in shared memory; `S = Q
+      K^T` by `nvgpu.mma.sync` (f16) or `nvvm.mma.sync` (bf16) from
+      `ldmatrix` B fragments; scale, the `score_mod` region, the causal and
+      sequence masks per accumulator element; the online softmax on the
+      fragments (row max and sum over the four lanes of a row by
+      `gpu.shuffle xor`); `O += P V` with P rounded to the element type,
+      V's fragments by `ldmatrix` transposed;
+    * `O / l` rounded to the element type and stored from the fragments.
+
+    Nothing of size Sq x Sk exists; rows whose scores are all masked give
+    zeros. Other `posenc.fused_attention` ops are left unchanged for the
+    FMA kernel (`--posenc-decompose-attention`,
+    `--posenc-gpu-map-attention`).
+  }];
+  let options = [
+    Option<"warps", "warps", "int64_t", /*default=*/"4",
+           "Warps per block (16 query rows each)">,
+    Option<"keyTile", "key-tile", "int64_t", /*default=*/"64",
+           "Key/value rows per shared-memory tile (a multiple of 16)">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def PosencLowerRopePass : Pass<"posenc-lower-rope"> {
   let summary = "Fast vectorized lowering of standalone posenc.rope";
   let description = [{

@@ -11,7 +11,8 @@
 // state of a query row in the private memory of its thread
 // (posenc-gpu-map-attention). The standalone ops and, with `fused=false`,
 // attention itself go through the reference lowering, one thread per output
-// element. No tensor cores yet (see docs/gpu.md).
+// element. f16/bf16 attention runs on tensor cores (mma.sync m16n8k16 with
+// f32 accumulation, posenc-gpu-tensor-core-attention); see docs/gpu.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +77,13 @@ struct PosencNVVMPipelineOptions
       *this, "key-tile",
       llvm::cl::desc("Fused attention: key/value rows per shared-memory tile"),
       llvm::cl::init(32)};
+  Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("Fused attention with f16/bf16 operands on tensor cores "
+                     "(posenc-gpu-tensor-core-attention: mma.sync, f32 "
+                     "accumulation, sm_80+); false: the FMA kernel for every "
+                     "element type"),
+      llvm::cl::init(true)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to host code in the LLVM

@@ -81,3 +81,28 @@
 // ALIBI80-NOT: FAILED
 // ALIBI90: attention_kernel: ptxas -arch=sm_90 ok, {{.*}} sm_90
 // ALIBI90-NOT: FAILED
+
+// The tensor-core kernels (f16 and bf16 mma.sync, ldmatrix) for sm_80 and
+// sm_90, and ptxas's resource report: no spills to local memory.
+// RUN: posenc-opt %S/tensor-cores.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.tc.sm80.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.tc.sm80.mlir \
+// RUN:   | FileCheck %s --check-prefix=TC80
+// RUN: posenc-opt %S/tensor-cores.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.tc.sm90.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.tc.sm90.mlir \
+// RUN:   | FileCheck %s --check-prefix=TC90
+// RUN: rm -rf %t.tc.ptx && mkdir -p %t.tc.ptx
+// RUN: %python %S/Inputs/gpu_objects.py extract %t.tc.sm80.mlir %t.tc.ptx
+// RUN: ptxas -arch=sm_80 -v %t.tc.ptx/llama_f16_kernel.ptx -o %t.tc.cubin 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SPILL
+// RUN: ptxas -arch=sm_80 -v %t.tc.ptx/alibi_bf16_kernel.ptx -o %t.tc.cubin 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SPILL
+
+// TC80-DAG: llama_f16_kernel: ptxas -arch=sm_80 ok, cubin ELF machine 190 (EM_CUDA) sm_80
+// TC80-DAG: alibi_bf16_kernel: ptxas -arch=sm_80 ok
+// TC80-NOT: FAILED
+// TC90-DAG: llama_f16_kernel: ptxas -arch=sm_90 ok, cubin ELF machine 190 (EM_CUDA) sm_90
+// TC90-DAG: alibi_bf16_kernel: ptxas -arch=sm_90 ok
+// TC90-NOT: FAILED
+// SPILL: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

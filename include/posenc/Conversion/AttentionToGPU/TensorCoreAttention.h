@@ -1,0 +1,80 @@
+//===- TensorCoreAttention.h - f16/bf16 attention on tensor cores -*- C++ -*-===//
+//
+// posenc.fused_attention with f16 or bf16 operands as one flash-attention
+// kernel on NVIDIA tensor cores (warp-level mma.sync m16n8k16, f32
+// accumulation). See PosencGpuTensorCoreAttentionPass in
+// posenc/Conversion/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_CONVERSION_ATTENTIONTOGPU_TENSORCOREATTENTION_H
+#define POSENC_CONVERSION_ATTENTIONTOGPU_TENSORCOREATTENTION_H
+
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace posenc {
+
+/// Shape of the tensor-core kernel.
+struct TensorCoreAttentionOptions {
+  /// Warps per block; each warp owns 16 query rows, so a block covers
+  /// 16 * warps query rows.
+  int64_t warps = 4;
+  /// Key/value rows per shared-memory tile (a multiple of 16).
+  int64_t keyTile = 64;
+  /// Static shared memory available to one block, in bytes.
+  int64_t maxWorkgroupBytes = 48 * 1024;
+};
+
+/// The fragment loads of the kernel (nvgpu.ldmatrix from shared memory).
+enum class TensorCoreLoad {
+  /// x4, not transposed: the A fragment of a 16x16 block of the Q tile.
+  QueryA,
+  /// x2, not transposed: the B fragment (K^T) of 8 key rows x 16 dims.
+  KeyB,
+  /// x2, transposed: the B fragment of 16 key rows x 8 dims of the V tile.
+  ValueB,
+};
+
+/// (lane) -> (row, col): the shared-memory element, relative to the block's
+/// first row and column, whose address lane `lane` gives to the ldmatrix of
+/// `load` (lanes 8m..8m+7 address the rows of 8x8 matrix m). The kernel
+/// builds its addresses from these maps; the unit tests check them against
+/// ldmatrix's definition and upstream's mma.sync fragment layouts.
+mlir::AffineMap getTensorCoreLoadAddressMap(mlir::MLIRContext *ctx,
+                                            TensorCoreLoad load);
+
+/// (lane, register, element) -> (row, col): where element `element` of
+/// register `register` (the vector<2x2xf32> accumulator of an m16n8 tile)
+/// of lane `lane` sits in the 16x8 tile.
+mlir::AffineMap getTensorCoreAccumulatorMap(mlir::MLIRContext *ctx);
+
+/// Why `op` cannot take the tensor-core kernel with `options` (empty when it
+/// can): element types other than f16/bf16, head dims that are dynamic, not
+/// multiples of 16 (D) / 8 (Dv) or above 128, a rel_value term, a score_mod
+/// region with ops other than scalar arithmetic and tensor.extract of its
+/// tensor operands, tiles that do not fit in shared memory.
+std::string whyNotTensorCores(FusedAttentionOp op,
+                              const TensorCoreAttentionOptions &options);
+
+/// Rewrites each supported posenc.fused_attention into a gpu.launch (on
+/// buffers of its operands, `bufferization.to_buffer`) that computes it with
+/// mma.sync, and a `bufferization.to_tensor` of the result buffer.
+/// Unsupported ops are left for the FMA kernel (decomposition + mapping).
+void populatePosencGpuTensorCoreAttentionPatterns(
+    mlir::RewritePatternSet &patterns,
+    const TensorCoreAttentionOptions &options);
+
+/// Declares gpu.barrier's memory effects (reads and writes) and
+/// nvvm.mma.sync's (none), so that the
+/// buffer deallocation pipeline accepts the kernels this pass builds on
+/// tensors. The pass adds it to the context itself (dependent dialects).
+void registerTensorCoreAttentionExternalModels(mlir::DialectRegistry &registry);
+
+} // namespace posenc
+
+#endif // POSENC_CONVERSION_ATTENTIONTOGPU_TENSORCOREATTENTION_H

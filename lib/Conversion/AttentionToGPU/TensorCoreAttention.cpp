@@ -1,0 +1,768 @@
+//===- TensorCoreAttention.cpp - f16/bf16 attention on tensor cores -------===//
+//
+// FlashAttention-2's warp-level algorithm on mma.sync m16n8k16 (sm_80+),
+// for posenc.fused_attention with f16 or bf16 operands:
+//
+//   gpu.launch blocks(query tile, lead dims linearized) threads(32 * warps)
+//     stage the Q tile (RoPE prologue applied, rounded to the element type as
+//       posenc.rope stores it) into shared memory; each warp loads the A
+//       fragments of its 16 rows with ldmatrix and keeps them in registers
+//     for each key tile (causal: up to the block's last query row):
+//       stage K (RoPE) and V tiles into shared memory (rows past Sk are 0)
+//       S = Q K^T: mma.sync per (8 keys, 16 dims), B fragments by ldmatrix
+//       per score element (the accumulator layout gives its row i and key j):
+//         scale, score_mod (the region, cloned), causal / Sk mask
+//       online softmax on the fragments: row max and sum over the 4 lanes
+//         that hold a row (shuffle xor 1, 2), rescale O
+//       O += P V: the accumulators of two neighbouring 8-key blocks are
+//         exactly the A fragment of a 16-key block (P rounded to the
+//         element type), V's B fragments by ldmatrix.trans
+//     O / l rounded to the element type, written from the fragments
+//
+// Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k16"), with
+// g = lane / 4 and t = lane % 4:
+//   A 16x16: vector<4x2>, [0] = (g, 2t..2t+1), [1] = (g+8, 2t..), [2] = (g,
+//            2t+8..), [3] = (g+8, 2t+8..)
+//   B 16x8:  vector<2x2>, [0] = (k = 2t..2t+1, n = g), [1] = (k = 2t+8.., g)
+//   C 16x8:  vector<2x2>, [0] = (g, 2t..2t+1), [1] = (g+8, 2t..2t+1)
+// The addresses and coordinates come from getTensorCoreLoadAddressMap and
+// getTensorCoreAccumulatorMap; unittests/TensorCoreLayoutTest.cpp checks
+// them against ldmatrix's definition and upstream's
+// nvgpu::getLaneIdAndValueIdToOperandCoord.
+//
+// Why not upstream's vector-to-gpu (vector.contract -> nvgpu.mma.sync): it
+// converts matmul-shaped vector code, but an online softmax needs reductions
+// across the lanes of a fragment and per-element (i, j) for the score_mod
+// region and masks, which it does not distribute. The mma, ldmatrix and
+// shuffle ops are upstream's (nvgpu, gpu); only bf16 mma goes straight to
+// nvvm.mma.sync because MLIR 22's nvgpu-to-nvvm cannot type a bf16
+// nvgpu.mma.sync ("failed to deduce operand PTX types").
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Conversion/AttentionToGPU/TensorCoreAttention.h"
+#include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
+#include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/IR/PosencMath.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+#include <limits>
+
+namespace posenc {
+#define GEN_PASS_DEF_POSENCGPUTENSORCOREATTENTIONPASS
+#include "posenc/Conversion/Passes.h.inc"
+} // namespace posenc
+
+using namespace mlir;
+using namespace posenc;
+
+static constexpr int64_t kLanes = 32;
+/// Padding of a shared-memory tile row, in elements: rows 16 bytes apart in
+/// bank order, so the 8 row addresses of one ldmatrix hit distinct banks.
+static constexpr int64_t kRowPad = 8;
+
+AffineMap posenc::getTensorCoreLoadAddressMap(MLIRContext *ctx,
+                                              TensorCoreLoad load) {
+  AffineExpr lane = getAffineDimExpr(0, ctx);
+  AffineExpr row8 = lane % 8, matrix = lane.floorDiv(8);
+  switch (load) {
+  case TensorCoreLoad::QueryA:
+    // Matrices (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15):
+    // registers a0a1, a2a3, a4a5, a6a7.
+    return AffineMap::get(1, 0, {row8 + (matrix % 2) * 8, (matrix.floorDiv(2)) * 8},
+                          ctx);
+  case TensorCoreLoad::KeyB:
+    // Matrices (keys 0-7, dims 0-7), (keys 0-7, dims 8-15): b0b1, b2b3.
+    // Lanes 16-31 are ignored by x2; their addresses repeat lanes 0-15.
+    return AffineMap::get(1, 0, {row8, (matrix % 2) * 8}, ctx);
+  case TensorCoreLoad::ValueB:
+    // Transposed matrices (keys 0-7, dims 0-7), (keys 8-15, dims 0-7).
+    return AffineMap::get(1, 0, {row8 + (matrix % 2) * 8,
+                                 getAffineConstantExpr(0, ctx)},
+                          ctx);
+  }
+  llvm_unreachable("unknown TensorCoreLoad");
+}
+
+AffineMap posenc::getTensorCoreAccumulatorMap(MLIRContext *ctx) {
+  AffineExpr lane = getAffineDimExpr(0, ctx), reg = getAffineDimExpr(1, ctx),
+             elem = getAffineDimExpr(2, ctx);
+  return AffineMap::get(3, 0, {lane.floorDiv(4) + reg * 8, (lane % 4) * 2 + elem},
+                        ctx);
+}
+
+static int64_t staticDim(Value v, int64_t dim) {
+  return cast<ShapedType>(v.getType()).getDimSize(dim);
+}
+
+std::string posenc::whyNotTensorCores(FusedAttentionOp op,
+                                      const TensorCoreAttentionOptions &o) {
+  Type elem = cast<ShapedType>(op.getQuery().getType()).getElementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return "element type is not f16 or bf16";
+  for (Value v : {op.getKey(), op.getValue()})
+    if (cast<ShapedType>(v.getType()).getElementType() != elem)
+      return "query, key and value element types differ";
+  int64_t rank = cast<ShapedType>(op.getQuery().getType()).getRank();
+  int64_t d = staticDim(op.getQuery(), rank - 1);
+  int64_t dv = staticDim(op.getValue(), rank - 1);
+  if (ShapedType::isDynamic(d) || d % 16 != 0 || d > 128)
+    return "head dim D must be static, a multiple of 16 and at most 128";
+  if (ShapedType::isDynamic(dv) || dv % 8 != 0 || dv > 128)
+    return "value head dim must be static, a multiple of 8 and at most 128";
+  if (op.getRelValue())
+    return "the rel_value term is not computed on tensor cores";
+  if (o.warps < 1 || o.keyTile < 16 || o.keyTile % 16 != 0)
+    return "warps must be >= 1 and key-tile a positive multiple of 16";
+  int64_t rowsK = std::max(16 * o.warps, o.keyTile);
+  int64_t bytes = (rowsK * (d + kRowPad) + o.keyTile * (dv + kRowPad)) * 2;
+  if (bytes > o.maxWorkgroupBytes)
+    return "tiles need " + std::to_string(bytes) +
+           " bytes of shared memory, above " +
+           std::to_string(o.maxWorkgroupBytes);
+  Block &body = op.getScoreModBlock();
+  for (Operation &inner : body.without_terminator()) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      auto arg = dyn_cast<BlockArgument>(extract.getTensor());
+      if (arg && arg.getOwner() == &body)
+        continue;
+      return "score_mod extracts from a tensor that is not a mods operand";
+    }
+    if (inner.getNumRegions() != 0)
+      return "score_mod has an op with regions ('" +
+             inner.getName().getStringRef().str() + "')";
+    for (Type t : llvm::concat<const Type>(inner.getOperandTypes(),
+                                          inner.getResultTypes()))
+      if (isa<ShapedType>(t))
+        return "score_mod has an op on tensors ('" +
+               inner.getName().getStringRef().str() + "')";
+  }
+  return "";
+}
+
+namespace {
+
+/// Builds the kernel of one op. Index arithmetic is on `index`; fragments
+/// are SSA values unrolled over the static tile (D, Dv, key tile).
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc, FusedAttentionOp op,
+                const TensorCoreAttentionOptions &o)
+      : b(b), loc(loc), op(op), o(o) {}
+
+  Value build();
+
+private:
+  Value c(int64_t v) { return indexConst(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value divu(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, c(y));
+  }
+  Value remu(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, c(y));
+  }
+  Value f32(double v) { return floatConst(b, loc, b.getF32Type(), v); }
+  /// Result `result` of `map` applied to `operands`.
+  Value apply(AffineMap map, unsigned result, ValueRange operands) {
+    return affine::AffineApplyOp::create(b, loc, map.getSubMap({result}),
+                                         operands);
+  }
+
+  Value toBuffer(Value tensor);
+  Value invFreqBuffer(RotaryAttr rope);
+  void stageTile(Value src, ArrayRef<Value> lead, Value rowStart, Value seqLen,
+                 int64_t rows, int64_t cols, RotaryAttr rope, Value positions,
+                 Value invFreq, Value tile);
+  Value ldmatrix(Value tile, Value row, Value col, int64_t tiles,
+                 bool transpose);
+  Value mma(Value a, Value bFrag, Value acc);
+  Value quadReduce(Value v, bool isMax);
+  Value scoreMod(Value s, ArrayRef<Value> lead, Value i, Value j);
+
+  OpBuilder &b;
+  Location loc;
+  FusedAttentionOp op;
+  const TensorCoreAttentionOptions &o;
+
+  Type elemType;
+  Value threadId, lane, warp;
+  /// score_mod operands inside the kernel: buffers for tensors.
+  SmallVector<Value> mods;
+};
+
+} // namespace
+
+Value KernelBuilder::toBuffer(Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  return bufferization::ToBufferOp::create(b, loc, memrefType, tensor,
+                                           /*read_only=*/true);
+}
+
+Value KernelBuilder::invFreqBuffer(RotaryAttr rope) {
+  FloatType angleType = rope.getPrecision() == AnglePrecision::exact
+                            ? b.getF64Type()
+                            : b.getF32Type();
+  SmallVector<double> inv = computeRopeInvFreq(
+      rope.getBaseValue(), rope.getRotaryDim(), rope.getScaling());
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(inv.size())}, angleType);
+  SmallVector<Attribute> attrs;
+  for (double v : inv)
+    attrs.push_back(b.getFloatAttr(angleType, v));
+  Value table = arith::ConstantOp::create(b, loc, type,
+                                          DenseElementsAttr::get(type, attrs));
+  return toBuffer(table);
+}
+
+void KernelBuilder::stageTile(Value src, ArrayRef<Value> lead, Value rowStart,
+                              Value seqLen, int64_t rows, int64_t cols,
+                              RotaryAttr rope, Value positions, Value invFreq,
+                              Value tile) {
+  int64_t threads = kLanes * o.warps;
+  auto loop = scf::ForOp::create(b, loc, threadId, c(rows * cols), c(threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value idx = loop.getInductionVar();
+  Value r = divu(idx, cols), d = remu(idx, cols);
+  Value row = add(rowStart, r);
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, seqLen);
+  auto ifOp = scf::IfOp::create(
+      b, loc, valid,
+      [&](OpBuilder &, Location) {
+        SmallVector<Value> at(lead);
+        at.append({row, d});
+        Value x = memref::LoadOp::create(b, loc, src, at);
+        if (rope) {
+          FloatType f = b.getF32Type();
+          FloatType angleType = rope.getPrecision() == AnglePrecision::exact
+                                    ? b.getF64Type()
+                                    : b.getF32Type();
+          RotaryPairIndex p = buildRotaryPairIndex(b, loc, d, rope.getLayout(),
+                                                   rope.getRotaryDim());
+          at.back() = p.partner;
+          Value y = castFloat(b, loc, memref::LoadOp::create(b, loc, src, at), f);
+          Value pos = memref::LoadOp::create(b, loc, positions, row);
+          Value inv = memref::LoadOp::create(b, loc, invFreq, p.pair);
+          auto [cs, sn] = buildRotaryCosSin(b, loc, pos, inv, angleType, f,
+                                            rope.getEffectiveAttentionFactor());
+          Value rot = buildRotatedElement(b, loc, castFloat(b, loc, x, f), y,
+                                          cs, sn, p.isFirst);
+          x = arith::SelectOp::create(b, loc, p.inRotary,
+                                      castFloat(b, loc, rot, elemType), x);
+        }
+        scf::YieldOp::create(b, loc, x);
+      },
+      [&](OpBuilder &, Location) {
+        scf::YieldOp::create(b, loc, floatConst(b, loc, elemType, 0.0));
+      });
+  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, ValueRange{r, d});
+}
+
+Value KernelBuilder::ldmatrix(Value tile, Value row, Value col, int64_t tiles,
+                              bool transpose) {
+  auto type = VectorType::get({tiles, 2}, elemType);
+  return nvgpu::LdMatrixOp::create(b, loc, type, tile, ValueRange{row, col},
+                                   b.getBoolAttr(transpose),
+                                   b.getI32IntegerAttr(tiles));
+}
+
+Value KernelBuilder::mma(Value a, Value bFrag, Value acc) {
+  if (elemType.isF16())
+    return nvgpu::MmaSyncOp::create(b, loc, a, bFrag, acc,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  // bf16: nvvm.mma.sync on the fragments' 32-bit registers.
+  auto regs = [&](Value frag, int64_t n) {
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < n; ++i) {
+      Value pair = vector::ExtractOp::create(b, loc, frag, i);
+      Value bits = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), pair);
+      out.push_back(vector::ExtractOp::create(b, loc, bits, 0));
+    }
+    return out;
+  };
+  SmallVector<Value> accElems;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 2; ++j)
+      accElems.push_back(
+          vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{i, j}));
+  Type f = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f, f, f, f});
+  Value res = NVVM::MmaOp::create(
+      b, loc, resultType, regs(a, 4), regs(bFrag, 2), accElems,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16,
+                                    NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  Value out = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(VectorType::get({2, 2}, f), 0.0f));
+  for (int64_t i = 0; i < 4; ++i) {
+    Value e = LLVM::ExtractValueOp::create(b, loc, res, i);
+    out = vector::InsertOp::create(b, loc, e, out,
+                                   ArrayRef<int64_t>{i / 2, i % 2});
+  }
+  return out;
+}
+
+/// Max or sum of `v` over the four lanes 4g..4g+3 that hold one row of an
+/// accumulator fragment.
+Value KernelBuilder::quadReduce(Value v, bool isMax) {
+  for (int32_t offset : {1, 2}) {
+    Value other = gpu::ShuffleOp::create(b, loc, v, offset, kLanes,
+                                         gpu::ShuffleMode::XOR)
+                      .getShuffleResult();
+    v = isMax ? Value(arith::MaximumFOp::create(b, loc, v, other))
+              : Value(arith::AddFOp::create(b, loc, v, other));
+  }
+  return v;
+}
+
+/// The score_mod region applied to score `s` of query row `i`, key `j`
+/// (identity when the region only yields the score).
+Value KernelBuilder::scoreMod(Value s, ArrayRef<Value> lead, Value i,
+                              Value j) {
+  Block &body = op.getScoreModBlock();
+  if (body.without_terminator().empty())
+    return s;
+  IRMapping map;
+  unsigned a = 0;
+  map.map(body.getArgument(a++), s);
+  for (Value l : lead)
+    map.map(body.getArgument(a++), l);
+  map.map(body.getArgument(a++), i);
+  map.map(body.getArgument(a++), j);
+  for (Value m : mods)
+    map.map(body.getArgument(a++), m);
+  for (Operation &inner : body.without_terminator()) {
+    if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
+      SmallVector<Value> indices;
+      for (Value idx : extract.getIndices())
+        indices.push_back(map.lookup(idx));
+      Value loaded = memref::LoadOp::create(
+          b, loc, map.lookup(extract.getTensor()), indices);
+      map.map(extract.getResult(), loaded);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  return map.lookup(body.getTerminator()->getOperand(0));
+}
+
+Value KernelBuilder::build() {
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  auto qType = cast<RankedTensorType>(q.getType());
+  int64_t rank = qType.getRank(), n = rank - 2;
+  elemType = qType.getElementType();
+  int64_t d = qType.getDimSize(rank - 1);
+  int64_t dv = staticDim(v, rank - 1);
+  int64_t bm = 16 * o.warps, bn = o.keyTile;
+  int64_t threads = kLanes * o.warps;
+  bool causal = op.getCausal();
+  double scale = op.getScaleOrDefault();
+  RotaryAttr qRope = op.getQRopeAttr(), kRope = op.getKRopeAttr();
+
+  buildFusedAttentionRuntimeChecks(b, op);
+
+  // Host side: buffers, sizes, the grid.
+  Value qBuf = toBuffer(q), kBuf = toBuffer(k), vBuf = toBuffer(v);
+  Value qPos = qRope ? toBuffer(op.getQPositions()) : Value();
+  Value kPos = kRope ? toBuffer(op.getKPositions()) : Value();
+  Value qInv = qRope ? invFreqBuffer(qRope) : Value();
+  Value kInv = kRope ? invFreqBuffer(kRope) : Value();
+  for (Value m : op.getModOperands())
+    mods.push_back(isa<RankedTensorType>(m.getType()) ? toBuffer(m) : m);
+
+  SmallVector<Value> qSizes, outDynSizes;
+  for (int64_t i = 0; i < rank; ++i)
+    qSizes.push_back(memref::DimOp::create(b, loc, qBuf, i));
+  Value sq = qSizes[n];
+  Value sk = memref::DimOp::create(b, loc, kBuf, n);
+  Value hkv = n >= 1 ? Value(memref::DimOp::create(b, loc, kBuf, n - 1))
+                     : Value();
+  Value group = n >= 1 ? Value(arith::DivUIOp::create(b, loc, qSizes[n - 1],
+                                                      hkv))
+                       : Value();
+  SmallVector<int64_t> outShape(qType.getShape());
+  outShape.back() = dv;
+  auto outType = MemRefType::get(outShape, elemType);
+  for (int64_t i = 0; i < rank - 1; ++i)
+    if (outType.isDynamicDim(i))
+      outDynSizes.push_back(qSizes[i]);
+  Value out = memref::AllocOp::create(b, loc, outType, outDynSizes,
+                                      b.getI64IntegerAttr(64));
+
+  Value numQTiles = arith::CeilDivUIOp::create(b, loc, sq, c(bm));
+  Value numLead = c(1);
+  for (int64_t i = 0; i < n; ++i)
+    numLead = mul(numLead, qSizes[i]);
+  Value numKTiles = arith::CeilDivUIOp::create(b, loc, sk, c(bn));
+  Value shift = arith::SubIOp::create(b, loc, sk, sq);
+
+  // Shared tiles: K (and Q before the key loop) and V, private
+  // memref.globals in workgroup memory (kernel outlining copies them into
+  // the gpu.module). Not launch attributions: the buffer deallocation
+  // pipeline, which runs after this pass, would take attribution block
+  // arguments for owned buffers.
+  int64_t rowsK = std::max(bm, bn);
+  std::string base = "__posenc_tc_";
+  auto module = op->getParentOfType<ModuleOp>();
+  auto makeGlobal = [&](StringRef name, int64_t rows, int64_t cols) {
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get({rows, cols + kRowPad}, elemType,
+                                MemRefLayoutAttrInterface(), space);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto global = memref::GlobalOp::create(
+        b, loc, name, b.getStringAttr("private"), type, Attribute(),
+        /*constant=*/false, b.getI64IntegerAttr(16));
+    SymbolTable(module).insert(global); // Renames on a clash.
+    return global;
+  };
+  memref::GlobalOp kGlobal = makeGlobal(base + "k_tile", rowsK, d);
+  memref::GlobalOp vGlobal = makeGlobal(base + "v_tile", bn, dv);
+
+  // Zero blocks (Sq = 0 or an empty lead dim) must not launch.
+  Value nonEmpty = arith::AndIOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, numQTiles, c(0)),
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, numLead, c(0)));
+  auto guardIf = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
+  OpBuilder::InsertionGuard hostGuard(b);
+  b.setInsertionPointToStart(guardIf.thenBlock());
+  auto launch = gpu::LaunchOp::create(b, loc, numQTiles, numLead, c(1),
+                                      c(threads), c(1), c(1));
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+
+  Value kTile = memref::GetGlobalOp::create(b, loc, kGlobal.getType(),
+                                            kGlobal.getSymName());
+  Value vTile = memref::GetGlobalOp::create(b, loc, vGlobal.getType(),
+                                            vGlobal.getSymName());
+  threadId = launch.getThreadIds().x;
+  lane = remu(threadId, kLanes);
+  warp = divu(threadId, kLanes);
+  Value q0 = mul(launch.getBlockIds().x, c(bm));
+
+  // Lead indices of the block (innermost fastest) and of its K/V head.
+  SmallVector<Value> lead(n), kvLead;
+  Value linear = launch.getBlockIds().y;
+  for (int64_t i = n - 1; i >= 0; --i) {
+    lead[i] = arith::RemUIOp::create(b, loc, linear, qSizes[i]);
+    linear = arith::DivUIOp::create(b, loc, linear, qSizes[i]);
+  }
+  kvLead = lead;
+  if (n >= 1)
+    kvLead[n - 1] = arith::DivUIOp::create(b, loc, lead[n - 1], group);
+
+  // Q: staged through the K tile, A fragments kept in registers.
+  stageTile(qBuf, lead, q0, sq, bm, d, qRope, qPos, qInv, kTile);
+  gpu::BarrierOp::create(b, loc);
+  MLIRContext *ctx = b.getContext();
+  AffineMap qMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::QueryA);
+  Value aRow = add(mul(warp, c(16)), apply(qMap, 0, lane));
+  Value aCol = apply(qMap, 1, lane);
+  SmallVector<Value> qFrags;
+  for (int64_t kk = 0; kk < d / 16; ++kk)
+    qFrags.push_back(ldmatrix(kTile, aRow, add(aCol, c(16 * kk)), 4, false));
+  gpu::BarrierOp::create(b, loc);
+
+  // Key tiles: all, or (causal) up to the last query row of the block.
+  Value upper = numKTiles;
+  if (causal) {
+    Value lastRowEnd = arith::MinUIOp::create(b, loc, add(q0, c(bm)), sq);
+    Value keysNeeded =
+        arith::MaxSIOp::create(b, loc, add(lastRowEnd, shift), c(0));
+    upper = arith::MinUIOp::create(
+        b, loc, numKTiles, arith::CeilDivUIOp::create(b, loc, keysNeeded, c(bn)));
+  }
+
+  // Loop state: running max and sum of rows g and g+8, the O fragments.
+  double negInf = -std::numeric_limits<double>::infinity();
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  Value zeroAcc = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(accType, 0.0f));
+  SmallVector<Value> init = {f32(negInf), f32(negInf), f32(0.0), f32(0.0)};
+  for (int64_t nd = 0; nd < dv / 8; ++nd)
+    init.push_back(zeroAcc);
+  AffineMap accMap = getTensorCoreAccumulatorMap(ctx);
+  Value rowBase = add(q0, mul(warp, c(16)));
+  Value rows[2], cols[2];
+  for (int64_t i = 0; i < 2; ++i) {
+    // Row of register i, column of element i (the map is separable).
+    rows[i] = add(rowBase, apply(accMap, 0, {lane, c(i), c(0)}));
+    cols[i] = apply(accMap, 1, {lane, c(0), c(i)});
+  }
+
+  auto keyLoop = scf::ForOp::create(b, loc, c(0), upper, c(1), init);
+  {
+    OpBuilder::InsertionGuard loopGuard(b);
+    b.setInsertionPointToStart(keyLoop.getBody());
+    ValueRange iter = keyLoop.getRegionIterArgs();
+    Value m[2] = {iter[0], iter[1]}, l[2] = {iter[2], iter[3]};
+    SmallVector<Value> acc(iter.begin() + 4, iter.end());
+    Value k0 = mul(keyLoop.getInductionVar(), c(bn));
+
+    stageTile(kBuf, kvLead, k0, sk, bn, d, kRope, kPos, kInv, kTile);
+    stageTile(vBuf, kvLead, k0, sk, bn, dv, RotaryAttr(), Value(), Value(),
+              vTile);
+    gpu::BarrierOp::create(b, loc);
+
+    // S = Q K^T, 8 keys at a time: ldmatrix (not transposed) of K rows
+    // gives the B fragment of K^T.
+    AffineMap kMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::KeyB);
+    Value bRow = apply(kMap, 0, lane);
+    Value bCol = apply(kMap, 1, lane);
+    SmallVector<Value> s;
+    for (int64_t nb = 0; nb < bn / 8; ++nb) {
+      Value sAcc = zeroAcc;
+      for (int64_t kk = 0; kk < d / 16; ++kk) {
+        Value frag = ldmatrix(kTile, add(bRow, c(8 * nb)),
+                              add(bCol, c(16 * kk)), 2, false);
+        sAcc = mma(qFrags[kk], frag, sAcc);
+      }
+      s.push_back(sAcc);
+    }
+
+    // Scores: scale, score_mod, masks; element (v, e) of block nb is row
+    // rows[v], key k0 + 8 nb + 2t + e.
+    Value scaleV = f32(scale), ninf = f32(negInf);
+    SmallVector<std::array<Value, 4>> x(bn / 8);
+    Value rowMax[2] = {ninf, ninf};
+    for (int64_t nb = 0; nb < bn / 8; ++nb)
+      for (int64_t vi = 0; vi < 2; ++vi)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value j = add(k0, add(cols[e], c(8 * nb)));
+          Value sc = vector::ExtractOp::create(b, loc, s[nb],
+                                               ArrayRef<int64_t>{vi, e});
+          sc = arith::MulFOp::create(b, loc, sc, scaleV);
+          sc = scoreMod(sc, lead, rows[vi], j);
+          Value masked = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::uge, j, sk);
+          if (causal)
+            masked = arith::OrIOp::create(
+                b, loc, masked,
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j,
+                                      add(rows[vi], shift)));
+          sc = arith::SelectOp::create(b, loc, masked, ninf, sc);
+          x[nb][2 * vi + e] = sc;
+          rowMax[vi] = arith::MaximumFOp::create(b, loc, rowMax[vi], sc);
+        }
+
+    // Online softmax. A row with every score so far masked keeps max -inf;
+    // its exponentials are taken against 0 so that they are 0, not NaN.
+    SmallVector<Value> next;
+    Value alpha[2], mSafe[2], mNew[2];
+    for (int64_t vi = 0; vi < 2; ++vi) {
+      mNew[vi] = arith::MaximumFOp::create(b, loc, m[vi],
+                                           quadReduce(rowMax[vi], true));
+      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          mNew[vi], ninf);
+      mSafe[vi] = arith::SelectOp::create(b, loc, isInf, f32(0.0), mNew[vi]);
+      alpha[vi] = math::ExpOp::create(
+          b, loc, arith::SubFOp::create(b, loc, m[vi], mSafe[vi]));
+    }
+    Value rowSum[2] = {f32(0.0), f32(0.0)};
+    SmallVector<Value> p(bn / 8 * 4);
+    for (int64_t nb = 0; nb < bn / 8; ++nb)
+      for (int64_t vi = 0; vi < 2; ++vi)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value pe = math::ExpOp::create(
+              b, loc,
+              arith::SubFOp::create(b, loc, x[nb][2 * vi + e], mSafe[vi]));
+          rowSum[vi] = arith::AddFOp::create(b, loc, rowSum[vi], pe);
+          p[nb * 4 + 2 * vi + e] = pe;
+        }
+    // l is kept per lane (this lane's columns) and summed over the quad at
+    // the end: alpha is the same on the four lanes of a row.
+    next.push_back(mNew[0]);
+    next.push_back(mNew[1]);
+    for (int64_t vi = 0; vi < 2; ++vi)
+      next.push_back(arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, l[vi], alpha[vi]),
+          rowSum[vi]));
+    Value alphaVec = vector::FromElementsOp::create(
+        b, loc, accType, ValueRange{alpha[0], alpha[0], alpha[1], alpha[1]});
+    for (Value &a : acc)
+      a = arith::MulFOp::create(b, loc, a, alphaVec);
+
+    // O += P V, 16 keys at a time: the C fragments of key blocks 2kk2 and
+    // 2kk2+1 are the A fragment (rows g, g+8; keys 2t.., 2t+8..). ldmatrix
+    // x2 transposed of V rows gives B: lane l addresses key row
+    // l % 8 + 8 ((l / 8) % 2).
+    auto fragType = VectorType::get({4, 2}, elemType);
+    AffineMap vMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::ValueB);
+    Value vRow = apply(vMap, 0, lane);
+    for (int64_t kk2 = 0; kk2 < bn / 16; ++kk2) {
+      SmallVector<Value> pe;
+      for (int64_t half = 0; half < 2; ++half)     // key block 2kk2 + half
+        for (int64_t vi = 0; vi < 2; ++vi)         // row g or g+8
+          for (int64_t e = 0; e < 2; ++e)
+            pe.push_back(castFloat(
+                b, loc, p[(2 * kk2 + half) * 4 + 2 * vi + e], elemType));
+      Value pFrag = vector::FromElementsOp::create(b, loc, fragType, pe);
+      for (int64_t nd = 0; nd < dv / 8; ++nd) {
+        Value frag = ldmatrix(vTile, add(vRow, c(16 * kk2)),
+                              add(apply(vMap, 1, lane), c(8 * nd)), 2, true);
+        acc[nd] = mma(pFrag, frag, acc[nd]);
+      }
+    }
+    next.append(acc.begin(), acc.end());
+    // The next iteration overwrites the tiles.
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, next);
+  }
+
+  // O / l, rounded to the element type, written from the fragments.
+  for (int64_t vi = 0; vi < 2; ++vi) {
+    Value lSum = quadReduce(keyLoop.getResult(2 + vi), false);
+    Value zero = f32(0.0);
+    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         lSum, zero);
+    Value inv = arith::SelectOp::create(
+        b, loc, isZero, zero, arith::DivFOp::create(b, loc, f32(1.0), lSum));
+    Value inRange =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rows[vi], sq);
+    auto store = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    OpBuilder::InsertionGuard storeGuard(b);
+    b.setInsertionPointToStart(store.thenBlock());
+    for (int64_t nd = 0; nd < dv / 8; ++nd)
+      for (int64_t e = 0; e < 2; ++e) {
+        Value val = vector::ExtractOp::create(
+            b, loc, keyLoop.getResult(4 + nd), ArrayRef<int64_t>{vi, e});
+        val = castFloat(b, loc, arith::MulFOp::create(b, loc, val, inv),
+                        elemType);
+        SmallVector<Value> at(lead);
+        at.push_back(rows[vi]);
+        at.push_back(add(cols[e], c(8 * nd)));
+        memref::StoreOp::create(b, loc, val, out, at);
+      }
+  }
+  b.setInsertionPointAfter(guardIf);
+  return bufferization::ToTensorOp::create(b, loc, op.getResult().getType(),
+                                           out, /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+namespace {
+
+struct TensorCoreAttentionPattern : OpRewritePattern<FusedAttentionOp> {
+  TensorCoreAttentionPattern(MLIRContext *ctx,
+                             const TensorCoreAttentionOptions &options)
+      : OpRewritePattern(ctx), options(options) {}
+
+  LogicalResult matchAndRewrite(FusedAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    std::string why = whyNotTensorCores(op, options);
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    KernelBuilder builder(rewriter, op.getLoc(), op, options);
+    Value result = builder.build();
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  TensorCoreAttentionOptions options;
+};
+
+/// gpu.barrier declares no memory effects, and the ownership-based buffer
+/// deallocation, which the pipelines run after this pass (the kernel is
+/// built on tensors), rejects ops with unknown effects. A barrier orders the
+/// block's reads and writes: it reads and writes memory.
+struct BarrierMemoryEffects
+    : MemoryEffectOpInterface::ExternalModel<BarrierMemoryEffects,
+                                             gpu::BarrierOp> {
+  void getEffects(
+      Operation *op,
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+          &effects) const {
+    effects.emplace_back(MemoryEffects::Read::get());
+    effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
+/// nvvm.mma.sync (the bf16 mma) declares no memory effects either; it has
+/// none.
+struct MmaNoMemoryEffects
+    : MemoryEffectOpInterface::ExternalModel<MmaNoMemoryEffects, NVVM::MmaOp> {
+  void getEffects(
+      Operation *op,
+      SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+          &effects) const {}
+};
+
+struct PosencGpuTensorCoreAttentionPass
+    : posenc::impl::PosencGpuTensorCoreAttentionPassBase<
+          PosencGpuTensorCoreAttentionPass> {
+  using Base::Base;
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerTensorCoreAttentionExternalModels(registry);
+  }
+  void runOnOperation() override {
+    TensorCoreAttentionOptions options;
+    options.warps = warps;
+    options.keyTile = keyTile;
+    if (options.warps < 1 || options.keyTile < 16 || options.keyTile % 16) {
+      getOperation()->emitError()
+          << "posenc-gpu-tensor-core-attention: warps (" << options.warps
+          << ") must be >= 1 and key-tile (" << options.keyTile
+          << ") a positive multiple of 16";
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    populatePosencGpuTensorCoreAttentionPatterns(patterns, options);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void posenc::populatePosencGpuTensorCoreAttentionPatterns(
+    RewritePatternSet &patterns, const TensorCoreAttentionOptions &options) {
+  patterns.add<TensorCoreAttentionPattern>(patterns.getContext(), options);
+}
+
+void posenc::registerTensorCoreAttentionExternalModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, gpu::GPUDialect *) {
+    std::optional<RegisteredOperationName> barrier =
+        RegisteredOperationName::lookup(gpu::BarrierOp::getOperationName(),
+                                        ctx);
+    if (barrier && !barrier->hasInterface<MemoryEffectOpInterface>())
+      gpu::BarrierOp::attachInterface<BarrierMemoryEffects>(*ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, NVVM::NVVMDialect *) {
+    std::optional<RegisteredOperationName> mma =
+        RegisteredOperationName::lookup(NVVM::MmaOp::getOperationName(), ctx);
+    if (mma && !mma->hasInterface<MemoryEffectOpInterface>())
+      NVVM::MmaOp::attachInterface<MmaNoMemoryEffects>(*ctx);
+  });
+}

@@ -1,0 +1,123 @@
+// f16/bf16 attention on tensor cores (posenc-gpu-tensor-core-attention, part
+// of --posenc-to-nvvm unless tensor-cores=false).
+//
+// 1. On tensors, after fusion: one gpu.launch per attention on buffers of the
+//    operands, 128 threads (4 warps of 16 query rows), K/V tiles in
+//    workgroup memory (padded rows), ldmatrix fragments, mma.sync m16n8k16
+//    with f32 accumulators (nvgpu for f16, nvvm for bf16), quad shuffles for
+//    the softmax row max and sum; no Sq x Sk buffer. f32 and the Shaw
+//    rel_value term are left to the FMA kernel.
+// RUN: posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention)" \
+// RUN:   | FileCheck %s --check-prefix=TC
+//
+// 2. The whole pipeline: PTX with mma.sync, ldmatrix (plain and .trans) on
+//    shared memory.
+// RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa" \
+// RUN:   | FileCheck %s --check-prefix=PTX
+//
+// 3. tensor-cores=false: the FMA kernel for f16 too.
+// RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa tensor-cores=false" \
+// RUN:   | FileCheck %s --check-prefix=FMA
+//
+// 4. Bad options are diagnosed.
+// RUN: not posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-gpu-tensor-core-attention{key-tile=24})" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OPT
+// OPT: posenc-gpu-tensor-core-attention: warps (4) must be >= 1 and key-tile (24) a positive multiple of 16
+
+// TC-DAG: memref.global "private" @__posenc_tc_k_tile : memref<64x136xf16, #gpu.address_space<workgroup>>
+// TC-DAG: memref.global "private" @__posenc_tc_v_tile : memref<64x136xf16, #gpu.address_space<workgroup>>
+// TC-LABEL: func.func @llama_f16(
+// TC-NOT:     posenc.fused_attention %
+// TC-NOT:     tensor<{{.*}}?x?xf32>
+// TC:         bufferization.to_buffer %arg0
+// TC:         memref.alloc({{.*}}) {alignment = 64 : i64} : memref<1x8x?x128xf16>
+// TC:         gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %{{.*}}, {{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c128
+// TC:           memref.get_global @__posenc_tc_k_tile
+// TC:           math.cos
+// TC:           gpu.barrier
+// TC:           nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x136xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// TC:           scf.for
+// TC:             nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = false}
+// TC:             nvgpu.mma.sync({{.*}}) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// TC:             gpu.shuffle  xor
+// TC:             math.exp
+// TC:             nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// TC:             nvgpu.mma.sync
+// TC:           memref.store {{.*}} : memref<1x8x?x128xf16>
+// TC:         bufferization.to_tensor {{.*}} restrict writable
+func.func @llama_f16(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>,
+                     %v: tensor<1x2x?x128xf16>, %pos: tensor<?xi32>)
+    -> tensor<1x8x?x128xf16> {
+  %qr = posenc.rope %q, %pos layout half {base = 5.0e+05 : f64}
+      : tensor<1x8x?x128xf16>, tensor<?xi32>
+  %kr = posenc.rope %k, %pos layout half {base = 5.0e+05 : f64}
+      : tensor<1x2x?x128xf16>, tensor<?xi32>
+  %o = posenc.attention %qr, %kr, %v {causal}
+      : tensor<1x8x?x128xf16>, tensor<1x2x?x128xf16>, tensor<1x2x?x128xf16>
+      -> tensor<1x8x?x128xf16>
+  return %o : tensor<1x8x?x128xf16>
+}
+
+// PTX-LABEL: gpu.binary @llama_f16_kernel
+// PTX-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// PTX-SAME: shfl.sync.bfly
+// FMA-LABEL: gpu.binary @llama_f16_kernel
+// FMA-NOT: mma.sync
+// FMA-NOT: ldmatrix
+
+// -----
+
+// bf16 ALiBi: the score_mod reads the slopes from a buffer per element; the
+// mma is nvvm.mma.sync with bf16 multiplicands.
+// TC-LABEL: func.func @alibi_bf16(
+// TC-NOT:     posenc.fused_attention %
+// TC:         gpu.launch
+// TC:           memref.load %{{.*}}[%{{.*}}] : memref<4xf32>
+// TC:           nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>}
+func.func @alibi_bf16(%q: tensor<4x100x64xbf16>, %k: tensor<4x100x64xbf16>,
+                      %v: tensor<4x100x64xbf16>) -> tensor<4x100x64xbf16> {
+  %b = posenc.alibi_bias : tensor<4x100x100xf32>
+  %o = posenc.attention %q, %k, %v bias(%b : tensor<4x100x100xf32>) {causal}
+      : tensor<4x100x64xbf16>, tensor<4x100x64xbf16>, tensor<4x100x64xbf16>
+      -> tensor<4x100x64xbf16>
+  return %o : tensor<4x100x64xbf16>
+}
+
+// PTX-LABEL: gpu.binary @alibi_bf16_kernel
+// PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// -----
+
+// f32 stays on the FMA kernel.
+// TC-LABEL: func.func @plain_f32(
+// TC:         posenc.fused_attention
+// TC-NOT:     gpu.launch
+func.func @plain_f32(%q: tensor<2x33x64xf32>, %k: tensor<2x33x64xf32>,
+                     %v: tensor<2x33x64xf32>) -> tensor<2x33x64xf32> {
+  %o = posenc.attention %q, %k, %v
+      : tensor<2x33x64xf32>, tensor<2x33x64xf32>, tensor<2x33x64xf32>
+      -> tensor<2x33x64xf32>
+  return %o : tensor<2x33x64xf32>
+}
+
+// PTX-LABEL: gpu.binary @plain_f32_kernel
+// PTX-NOT: mma.sync
+
+// -----
+
+// Shaw's rel_value term and D > 128 are left to the FMA kernel.
+// TC-LABEL: func.func @shaw_f16(
+// TC:         posenc.fused_attention
+// TC-SAME:      rel_value
+// TC-NOT:     gpu.launch
+func.func @shaw_f16(%q: tensor<7x16xf16>, %k: tensor<9x16xf16>, %v: tensor<9x8xf16>,
+                    %rk: tensor<5x16xf16>, %rv: tensor<5x8xf16>) -> tensor<7x8xf16> {
+  %o = posenc.rel_pos_attention %q, %k, %v rel_key(%rk : tensor<5x16xf16>)
+      rel_value(%rv : tensor<5x8xf16>)
+      : tensor<7x16xf16>, tensor<9x16xf16>, tensor<9x8xf16> -> tensor<7x8xf16>
+  return %o : tensor<7x8xf16>
+}
