@@ -13,7 +13,7 @@ the same shapes are timed with `torch.nn.functional.scaled_dot_product_attention
 Without a GPU, `--compile-only` lowers every case to a binary (ptxas) and
 reports its kernel count: that is what the test suite runs here.
 
-Usage: scripts/bench-gpu.sh [--chip sm_90] [--dtypes f32,bf16] [--quick]
+Usage: scripts/bench-gpu.sh [--chip sm_90] [--dtypes f32,bf16,f16] [--quick]
                             [--compile-only] [--write-docs]
 """
 import argparse
@@ -232,7 +232,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--chip", default="sm_90")
     ap.add_argument("--features", default="+ptx80")
-    ap.add_argument("--dtypes", default="f32,bf16")
+    ap.add_argument("--dtypes", default="f32,bf16",
+                    help="comma-separated element types, of f32, bf16, f16 "
+                         "(default f32,bf16)")
     ap.add_argument("--cases", default="*")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--quick", action="store_true", help="small sizes")
@@ -244,6 +246,9 @@ def main():
     ap.add_argument("--write-docs", action="store_true",
                     help="write the table to docs/bench-gpu.md")
     args = ap.parse_args()
+    bad = [d for d in args.dtypes.split(",") if d not in ("f32", "bf16", "f16")]
+    if bad:
+        ap.error(f"--dtypes: unknown element type(s) {', '.join(bad)}; use f32, bf16, f16")
     build = os.path.abspath(args.build)
     opt = os.path.join(build, "bin", "posenc-opt")
     runtime = os.path.join(build, "lib", "libposenc_cuda_runtime.so")

@@ -8,8 +8,11 @@ PROGRAM.mlir holds one public function (the program under test); CASE names
 its inputs and its reference result (the table CASES below, built from
 python/posenc/reference.py, which is written from SPEC.md and never from the
 C++). The driver appends a @main that passes the inputs as exact hex constants
-and prints the result with printMemrefF32, lowers the module with posenc-opt,
-runs it with mlir-runner, and compares within the case's tolerance.
+and prints the result with printMemrefF32 (an f16 / bf16 result is widened to
+f32 first, exactly, by arith.extf), lowers the module with posenc-opt, runs it
+with mlir-runner, and compares within the case's tolerance. Inputs are numpy
+arrays: f32, f16 (np.float16), i32, i64, and bf16 carried as np.uint16 arrays
+of bf16 bit patterns (as posenc.compile takes them, posenc.to_bf16_bits).
 
 PIPELINE:
   gpu         --posenc-to-nvvm; mlir-runner needs libposenc_cuda_runtime.so in
@@ -30,19 +33,32 @@ PIPELINE:
               checking the row guards, strides, static tile bounds and the
               staged V tiles without a GPU (not the private/shared placement
               or the barriers, which need one).
+  tc-emulated-cpu
+              the tensor-core kernel of f16/bf16 attention
+              (posenc-gpu-tensor-core-attention) as built, run on the CPU by
+              posenc-gpu-emulate-tensor-cores: one OpenMP thread per GPU
+              thread (OMP_NUM_THREADS is set to 128 for the run), ldmatrix,
+              mma.sync, shuffles and barriers emulated from their
+              definitions, then --posenc-cpu-pipeline. Checks the kernel's
+              fragment addressing, masks, online softmax, RoPE prologue and
+              16-bit roundings without a GPU.
 
-Prints `CASE (PIPELINE): max |result - reference| = E (atol A, rtol R) ->
-AGREES` or `DIFFERS` (exit status 1); every other failure also exits non-zero.
+Prints `CASE (PIPELINE): max |result - reference| = E (atol A, rtol R,
+max error/tolerance X) -> AGREES` or `DIFFERS` (exit status 1); every other
+failure also exits non-zero. A case's atol may be an array (a tolerance per
+element, the 16-bit attention cases below); A is then its range.
 """
 import argparse
 import math
 import re
 import shutil
+import os
 import subprocess
 import sys
 
 import numpy as np
 
+from posenc import from_bf16_bits, to_bf16_bits
 from posenc import reference as ref
 
 RNG_SEED = 4242
@@ -180,6 +196,163 @@ def case_example_alibi_attention():
     return [q, k, v], ref.attention(q, k, v, bias=bias, causal=True), 2e-5, 2e-4
 
 
+# ---------------------------------------------------------------------------
+# f16 / bf16 attention (the tensor-core kernel of --posenc-to-nvvm, and the
+# CPU pipeline, which computes in f32).
+#
+# Inputs: seeded normal values rounded to the element type; the reference is
+# float64 from exactly those 16-bit values. The program's intermediate
+# tensors are 16-bit too (posenc.rope on a bf16 tensor returns a bf16 tensor,
+# SPEC.md), so the reference rounds its float64 RoPE result to the element
+# type (correctly rounded) before the attention, as a bias tensor of the
+# element type is rounded.
+#
+# u: unit roundoff of the element type (round to nearest even; the relative
+# error of one rounding is <= u): bf16 keeps 8 significant bits, u = 2^-8;
+# f16 keeps 11, u = 2^-11. Where the kernel differs from that reference,
+# with p_ij the exact softmax weights and O = the reference result:
+#  (a) P = exp(s - m) is rounded to the element type before P.V (16-bit mma
+#      operands, f32 accumulation): every weight moves by <= u P (+ half the
+#      f16 subnormal spacing, 2^-25, below 2^-14; bf16 has f32's exponent
+#      range). O_id = sum_j P~_ij v_jd / l_i then moves by
+#      <= u sum_j p_ij |v_jd| if l_i sums the unrounded P, and by
+#      <= 2u sum_j p_ij |v_jd| if it sums the rounded ones (the weights
+#      P~/l are then off by <= 2u relative), plus 2^-25 sum_j |v_jd| for f16.
+#  (b) O is stored in the element type: <= u |O_id|.
+#  (c) f32 arithmetic elsewhere (Q.K^T accumulated in f32 from exact 16-bit
+#      products, scale, exp, the online-softmax rescaling): relative errors
+#      ~1e-6, negligible next to u.
+#  (d) RoPE is rotated in f32 (fast angles: |theta| <= S, angle error
+#      <= ~S * 2^-23, 3e-5 for S = 257) and then rounded; where the float64
+#      value lies that close to a rounding midpoint the result is one ulp
+#      (<= 2u|x|) off the correctly rounded one (0.03% - 0.05% of the
+#      elements in these cases, in the high-frequency pairs). Each moves a
+#      score by <= scale * 2u |q_d k_d| (~7e-4 for bf16, ~9e-5 for f16, at
+#      D = 128) and O_id by <= |ds| sum_j p_ij |v_jd - O_id|: inside the
+#      margin below.
+# Tolerance, per element: twice the first-order bound of (a) and (b),
+#     |result - reference| <= 2u |O_id| + 4u sum_j p_ij |v_jd| + 2^-24 sum_j |v_jd| (f16),
+# as rtol = 2u and an atol array; sum_j p_ij |v_jd| is the reference
+# attention with |V| for V (same scores, same softmax). For the rows that
+# average many keys sum_j p |v| ~ 0.8 (|v| ~ N(0, 1)), i.e. a tolerance of
+# ~0.013 (bf16) / ~0.0016 (f16) on outputs of magnitude ~0.1 - 1; rows with
+# few keys (causal) get u-relative tolerances of their few values.
+# The bound assumes the kernel's numerics above (Q.K^T from the 16-bit Q and
+# K, the scale applied in f32); a kernel that folds the scale into Q before
+# rounding it adds a relative error u to every q_d. A numpy emulation of
+# these numerics (key tiles of 64, online softmax, P rounded, l from rounded
+# or unrounded P, f32 RoPE) stays within 0.23 of this tolerance on the five
+# cases; a wrong mask offset, GQA head map, RoPE layout/base/position, ALiBi
+# slope (x1.01) or scale (x1.01) exceeds it 5x to 9000x.
+# ---------------------------------------------------------------------------
+
+UNIT_ROUNDOFF = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+# Half the smallest subnormal spacing: an absolute rounding error below the
+# smallest normal (f16 2^-14; bf16 shares f32's range, 2^-126).
+SUBNORMAL_HALF_SPACING = {"f16": 2.0 ** -25, "bf16": 2.0 ** -134}
+
+
+def round_to(x, elem):
+    """float64 values rounded to `elem` (nearest even), as float64."""
+    x = np.asarray(x, dtype=np.float64)
+    if elem == "f16":
+        return x.astype(np.float16).astype(np.float64)
+    if elem == "bf16":
+        # 8 significant bits: x = m * 2^e, 0.5 <= |m| < 1; rint rounds half to
+        # even. (No value of these cases is near bf16's range limits.)
+        m, e = np.frexp(x)
+        return np.ldexp(np.rint(np.ldexp(m, 8)), e - 8)
+    raise ValueError(elem)
+
+
+def as_input(x, elem):
+    """float64 values already representable in `elem` -> the array passed to
+    the program: np.float16, or np.uint16 bf16 bit patterns."""
+    if elem == "f16":
+        return np.asarray(x).astype(np.float16)
+    bits = to_bf16_bits(np.asarray(x, dtype=np.float32))
+    assert np.array_equal(from_bf16_bits(bits).astype(np.float64), x)
+    return bits
+
+
+def normal16(shape, salt, elem):
+    """(program input, its exact float64 values): seeded normal values
+    rounded to `elem`."""
+    values = round_to(normal(shape, salt), elem)
+    return as_input(values, elem), values
+
+
+def attention16(elem, q, k, v, bias=None, causal=False):
+    """Reference and tolerance of a 16-bit attention whose (rounded) operands
+    are q, k, v (float64): (expected, atol array, rtol), see above."""
+    u = UNIT_ROUNDOFF[elem]
+    expected = ref.attention(q, k, v, bias=bias, causal=causal)
+    weighted_abs_v = ref.attention(q, k, np.abs(v), bias=bias, causal=causal)
+    # sum_j |v_jd| over all keys of the kv head (an upper bound of the masked
+    # sum), broadcast over the query heads and rows.
+    hq, hkv = q.shape[-3], v.shape[-3]
+    abs_v_sum = np.repeat(np.abs(v).sum(axis=-2, keepdims=True), hq // hkv, axis=-3)
+    atol = 4 * u * weighted_abs_v + 2 * SUBNORMAL_HALF_SPACING[elem] * abs_v_sum
+    return expected, atol, 2 * u
+
+
+def case_attention_f16_noncausal():
+    # Sq = Sk = 100: not a multiple of any tile size (partial query/key tiles).
+    q, qv = normal16((1, 4, 100, 64), 30, "f16")
+    k, kv = normal16((1, 4, 100, 64), 31, "f16")
+    v, vv = normal16((1, 4, 100, 64), 32, "f16")
+    expected, atol, rtol = attention16("f16", qv, kv, vv)
+    return [q, k, v], expected, atol, rtol
+
+
+def case_attention_bf16_rope_half_causal():
+    # Dynamic sequence length 257 (= 4 tiles of 64 + 1 row), D = 128.
+    s = 257
+    q, qv = normal16((1, 4, s, 128), 33, "bf16")
+    k, kv = normal16((1, 4, s, 128), 34, "bf16")
+    v, vv = normal16((1, 4, s, 128), 35, "bf16")
+    pos = np.arange(s, dtype=np.int32)
+    qr = round_to(ref.rope(qv, pos, "half", base=500000.0), "bf16")
+    kr = round_to(ref.rope(kv, pos, "half", base=500000.0), "bf16")
+    expected, atol, rtol = attention16("bf16", qr, kr, vv, causal=True)
+    return [q, k, v, pos], expected, atol, rtol
+
+
+def case_attention_f16_gqa_alibi_causal():
+    # 8 query heads over 2 kv heads; the ALiBi bias of the program is f16:
+    # slope 2^-(h+1) times an integer distance < 77, exact in f16 (the
+    # rounding below changes nothing, it states the program's types).
+    s = 77
+    q, qv = normal16((1, 8, s, 64), 36, "f16")
+    k, kv = normal16((1, 2, s, 64), 37, "f16")
+    v, vv = normal16((1, 2, s, 64), 38, "f16")
+    bias = round_to(ref.alibi_bias(8, s, s), "f16")
+    expected, atol, rtol = attention16("f16", qv, kv, vv, bias=bias, causal=True)
+    return [q, k, v], expected, atol, rtol
+
+
+def case_attention_bf16_sq_lt_sk_causal():
+    # Sq = 33 < Sk = 130: the causal mask is bottom-right aligned (query i
+    # sees keys j <= i + 97); batch 2, 3 heads.
+    q, qv = normal16((2, 3, 33, 64), 39, "bf16")
+    k, kv = normal16((2, 3, 130, 64), 40, "bf16")
+    v, vv = normal16((2, 3, 130, 64), 41, "bf16")
+    expected, atol, rtol = attention16("bf16", qv, kv, vv, causal=True)
+    return [q, k, v], expected, atol, rtol
+
+
+def case_attention_f16_rope_interleaved():
+    s = 64
+    q, qv = normal16((2, 2, s, 128), 42, "f16")
+    k, kv = normal16((2, 2, s, 128), 43, "f16")
+    v, vv = normal16((2, 2, s, 128), 44, "f16")
+    pos = np.arange(s, dtype=np.int64)
+    qr = round_to(ref.rope(qv, pos, "interleaved"), "f16")
+    kr = round_to(ref.rope(kv, pos, "interleaved"), "f16")
+    expected, atol, rtol = attention16("f16", qr, kr, vv)
+    return [q, k, v, pos], expected, atol, rtol
+
+
 CASES = {name[len("case_"):]: fn for name, fn in globals().items()
          if name.startswith("case_")}
 
@@ -187,7 +360,9 @@ CASES = {name[len("case_"):]: fn for name, fn in globals().items()
 # Building and running the module.
 # ---------------------------------------------------------------------------
 
-MLIR_ELEM = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32",
+# np.uint16 arrays are bf16 bit patterns (numpy has no bfloat16).
+MLIR_ELEM = {np.dtype(np.float32): "f32", np.dtype(np.float16): "f16",
+             np.dtype(np.uint16): "bf16", np.dtype(np.int32): "i32",
              np.dtype(np.int64): "i64"}
 _FUNC = re.compile(r"func\.func\s+@([\w$]+)\s*\(([^)]*)\)\s*->\s*(tensor<[^>]*>)")
 _ARG_TYPE = re.compile(r"%[\w$]+\s*:\s*(tensor<[^>]*>)")
@@ -195,6 +370,11 @@ _ARG_TYPE = re.compile(r"%[\w$]+\s*:\s*(tensor<[^>]*>)")
 
 def static_type(shape, elem):
     return "tensor<" + "".join(f"{d}x" for d in shape) + elem + ">"
+
+
+def element_type(tensor_type):
+    """`f32` of `tensor<2x?x64xf32>`."""
+    return tensor_type[len("tensor<"):-1].split("x")[-1]
 
 
 def build_main(program, inputs, result_shape):
@@ -219,13 +399,20 @@ def build_main(program, inputs, result_shape):
             operands.append(f"%a{i}")
         else:
             operands.append(f"%c{i}")
-    out_type = static_type(result_shape, "f32")
+    result_elem = element_type(result_type)
+    out_type = static_type(result_shape, result_elem)
     lines.append(f"  %r = call @{name}({', '.join(operands)}) : "
                  f"({', '.join(arg_types)}) -> {result_type}")
     result = "%r"
     if result_type != out_type:
         lines.append(f"  %s = tensor.cast %r : {result_type} to {out_type}")
         result = "%s"
+    if result_elem != "f32":
+        # f16 / bf16 -> f32 is exact; printMemrefF32 prints 6 significant
+        # digits, more than either type holds.
+        f32_type = static_type(result_shape, "f32")
+        lines.append(f"  %w = arith.extf {result} : {out_type} to {f32_type}")
+        result, out_type = "%w", f32_type
     lines.append(f"  %u = tensor.cast {result} : {out_type} to tensor<*xf32>")
     lines.append("  call @printMemrefF32(%u) : (tensor<*xf32>) -> ()")
     lines.append("  return")
@@ -255,7 +442,8 @@ def tool(name):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", required=True, choices=sorted(CASES))
-    parser.add_argument("--pipeline", required=True, choices=["gpu", "cpu", "mapped-cpu", "fused-mapped-cpu"])
+    parser.add_argument("--pipeline", required=True, choices=["gpu", "cpu", "mapped-cpu", "fused-mapped-cpu",
+                                 "tc-emulated-cpu"])
     parser.add_argument("--options", default="",
                         help="options of --posenc-to-nvvm (gpu pipeline only)")
     parser.add_argument("--shared-libs", default="",
@@ -273,6 +461,10 @@ def main():
         flags = ["--posenc-cpu-pipeline"]
     elif args.pipeline == "mapped-cpu":
         flags = [f"--pass-pipeline={MAPPED_CPU_PIPELINE}"]
+    elif args.pipeline == "tc-emulated-cpu":
+        flags = ["--pass-pipeline=builtin.module(posenc-fuse-attention,"
+                 " posenc-gpu-tensor-core-attention, posenc-gpu-emulate-tensor-cores,"
+                 " posenc-cpu-pipeline)"]
     else:
         flags = [f"--pass-pipeline={FUSED_MAPPED_CPU_PIPELINE}"]
     lowered = subprocess.run([tool("posenc-opt"), *flags, "-"], input=module,
@@ -283,16 +475,26 @@ def main():
     runner = [tool("mlir-runner"), "-e", "main", "-entry-point-result=void"]
     if args.shared_libs:
         runner.append(f"-shared-libs={args.shared_libs}")
-    run = subprocess.run(runner, input=lowered.stdout, capture_output=True, text=True)
+    env = dict(os.environ)
+    if args.pipeline == "tc-emulated-cpu":
+        # One OpenMP thread per GPU thread of a 128-thread block.
+        env["OMP_NUM_THREADS"] = "128"
+    run = subprocess.run(runner, input=lowered.stdout, capture_output=True, text=True,
+                         env=env)
     if run.returncode != 0:
         sys.exit(f"check_against_reference.py: mlir-runner failed "
                  f"(exit {run.returncode}):\n{run.stderr}")
 
     got = parse_printed(run.stdout, expected.shape)
     err = np.abs(got - expected)
-    ok = bool(np.all(np.isfinite(got))) and bool(np.all(err <= atol + rtol * np.abs(expected)))
+    tolerance = atol + rtol * np.abs(expected)
+    ok = bool(np.all(np.isfinite(got))) and bool(np.all(err <= tolerance))
+    ratio = float(np.max(err / tolerance)) if np.all(tolerance > 0) else float("nan")
+    atol_text = (f"{atol:g}" if np.ndim(atol) == 0
+                 else f"{np.min(atol):.2g}..{np.max(atol):.2g} per element")
     print(f"{args.case} ({args.pipeline}): max |result - reference| = {err.max():.3e} "
-          f"(atol {atol:g}, rtol {rtol:g}) -> {'AGREES' if ok else 'DIFFERS'}")
+          f"(atol {atol_text}, rtol {rtol:g}, max error/tolerance {ratio:.3f}) -> "
+          f"{'AGREES' if ok else 'DIFFERS'}")
     return 0 if ok else 1
 
 
