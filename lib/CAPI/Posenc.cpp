@@ -10,6 +10,7 @@
 #include "posenc-c/Posenc.h"
 
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/Transforms/Passes.h"
 #include "posenc/Dialect/Posenc/IR/PosencDialect.h"
 #include "posenc/Pipelines/Pipelines.h"
 
@@ -152,6 +153,7 @@ static void initializeProcessOnce() {
     llvm::InitializeNativeTargetAsmParser(); // For inline assembly.
     registerAllPasses();
     posenc::registerPosencConversionPasses();
+    posenc::registerPosencTransformsPasses();
     posenc::registerPosencPipelines();
   });
 }
