@@ -219,6 +219,40 @@ def PosencGpuTensorCoreAttentionPass
   ];
 }
 
+def PosencGpuEmulateTensorCoresPass
+    : Pass<"posenc-gpu-emulate-tensor-cores", "::mlir::ModuleOp"> {
+  let summary = "Testing: run the tensor-core attention kernel on the CPU, "
+                "one OpenMP thread per GPU thread";
+  let description = [{
+    For tests on machines without a GPU. Runs right after
+    `--posenc-gpu-tensor-core-attention` (on tensors) and turns each of its
+    `gpu.launch` ops, as built, into host loops over the grid with an
+    `scf.parallel` over the block's threads; followed by
+    `--posenc-cpu-pipeline`, the parallel loop becomes an OpenMP team, which
+    must have one thread per GPU thread (`OMP_NUM_THREADS` at least the
+    block size; a run-time check says so). The warp-collective ops are
+    emulated with block-shared scratch buffers and barriers (libomp's
+    `GOMP_barrier`), from their definitions: `gpu.shuffle xor`;
+    `nvgpu.ldmatrix` (PTX: lane l receives row l/4 of each 8x8 matrix whose
+    rows lanes 8m..8m+7 address, columns 2(l%4), 2(l%4)+1; transposed:
+    rows 2(l%4), 2(l%4)+1 of column l/4); `nvgpu.mma.sync` and
+    `nvvm.mma.sync` m16n8k16 (fragments placed by upstream's
+    `nvgpu::getLaneIdAndValueIdToOperandCoord`, products summed in f32);
+    `gpu.barrier`. Workgroup tiles become buffers shared by a block's
+    threads. The kernel's own addressing, masks, online softmax and
+    prologues run unchanged, which is what the emulation checks.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def PosencLowerRopePass : Pass<"posenc-lower-rope"> {
   let summary = "Fast vectorized lowering of standalone posenc.rope";
   let description = [{

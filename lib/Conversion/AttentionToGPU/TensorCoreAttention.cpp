@@ -454,6 +454,7 @@ Value KernelBuilder::build() {
   b.setInsertionPointToStart(guardIf.thenBlock());
   auto launch = gpu::LaunchOp::create(b, loc, numQTiles, numLead, c(1),
                                       c(threads), c(1), c(1));
+  launch->setAttr(kTensorCoreKernelAttr, b.getUnitAttr());
   b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());

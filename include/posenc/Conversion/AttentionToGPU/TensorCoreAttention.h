@@ -19,6 +19,11 @@
 
 namespace posenc {
 
+/// Marks the gpu.launch of a tensor-core attention kernel (for
+/// posenc-gpu-emulate-tensor-cores).
+inline constexpr llvm::StringLiteral kTensorCoreKernelAttr =
+    "posenc.tensor_core_kernel";
+
 /// Shape of the tensor-core kernel.
 struct TensorCoreAttentionOptions {
   /// Warps per block; each warp owns 16 query rows, so a block covers

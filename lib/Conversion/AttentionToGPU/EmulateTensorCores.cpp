@@ -1,0 +1,394 @@
+//===- EmulateTensorCores.cpp - run the tensor-core kernel on the CPU -----===//
+//
+// A testing pass: the gpu.launch of posenc-gpu-tensor-core-attention, as
+// built (the same ops, the same fragment addressing), runs on the CPU with
+// one OpenMP thread per GPU thread, so that its numbers can be checked
+// against the reference where no GPU is present:
+//
+//   gpu.launch blocks(bx, by) threads(t)    scf.for bx, scf.for by:
+//     body                              ->    scf.parallel t (one OpenMP
+//                                               thread each): body
+//
+// The warp-collective ops become shared scratch buffers and barriers
+// (GOMP_barrier, libomp's; every thread of the block reaches every
+// collective, as on the GPU, because the kernel calls them in uniform
+// control flow):
+//  - gpu.barrier: a barrier;
+//  - gpu.shuffle xor: each thread stores its value, barrier, reads lane
+//    l ^ offset, barrier;
+//  - nvgpu.ldmatrix: each thread stores its row address, barrier; lane l
+//    reads, for matrix m, row l/4 (transposed: rows 2(l%4), 2(l%4)+1 at
+//    column l/4) of the 8x8 matrix whose rows lanes 8m..8m+7 addressed
+//    (PTX ISA, ldmatrix), barrier;
+//  - nvgpu.mma.sync / nvvm.mma.sync m16n8k16: each thread stores its A and
+//    B fragment elements at the coordinates upstream's
+//    nvgpu::getLaneIdAndValueIdToOperandCoord gives them, barrier, computes
+//    its D elements (C + A B over k in f32) at its C coordinates, barrier.
+// Workgroup tiles become buffers shared by the threads of a block.
+//
+// The emulated semantics of the collectives are written from the PTX ISA
+// and upstream's layouts, independently of the kernel's own addressing
+// maps, which is what the emulation tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Conversion/AttentionToGPU/TensorCoreAttention.h"
+#include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/NVGPU/Utils/MMAUtils.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace posenc {
+#define GEN_PASS_DEF_POSENCGPUEMULATETENSORCORESPASS
+#include "posenc/Conversion/Passes.h.inc"
+} // namespace posenc
+
+using namespace mlir;
+using namespace posenc;
+
+namespace {
+
+constexpr int64_t kLanes = 32;
+
+class Emulator {
+public:
+  Emulator(gpu::LaunchOp launch, func::FuncOp barrierFn,
+           func::FuncOp numThreadsFn)
+      : launch(launch), b(launch), loc(launch.getLoc()),
+        barrierFn(barrierFn), numThreadsFn(numThreadsFn) {}
+
+  LogicalResult run();
+
+private:
+  Value c(int64_t v) { return indexConst(b, loc, v); }
+  void barrier() { func::CallOp::create(b, loc, barrierFn, ValueRange{}); }
+  Value scratch(ArrayRef<int64_t> shape, Type elem) {
+    return memref::AllocOp::create(b, loc, MemRefType::get(shape, elem));
+  }
+  /// (row, col) of value `value` of lane `lane` in an mma operand.
+  std::pair<Value, Value> coord(VectorType type, nvgpu::MatMulOperandRole role,
+                                Value lane, int64_t value);
+
+  Value shuffleXor(gpu::ShuffleOp op);
+  Value ldmatrix(nvgpu::LdMatrixOp op);
+  Value mma(Value a, Value bFrag, Value acc);
+
+  gpu::LaunchOp launch;
+  OpBuilder b;
+  Location loc;
+  func::FuncOp barrierFn, numThreadsFn;
+  int64_t threads = 0;
+  Value tid, lane, warp, warpBase;
+  Value rowSlots, colSlots, shuffleSlots, aBuf, bBuf;
+};
+
+} // namespace
+
+std::pair<Value, Value> Emulator::coord(VectorType type,
+                                        nvgpu::MatMulOperandRole role,
+                                        Value laneId, int64_t value) {
+  FailureOr<AffineMap> map = nvgpu::getLaneIdAndValueIdToOperandCoord(
+      b, loc, nvgpu::WarpMatrixInfo{type, role});
+  assert(succeeded(map) && "f16 / f32 m16n8k16 layouts exist upstream");
+  SmallVector<Value> operands = {laneId, c(value)};
+  return {affine::AffineApplyOp::create(b, loc, map->getSubMap({0}), operands),
+          affine::AffineApplyOp::create(b, loc, map->getSubMap({1}),
+                                        operands)};
+}
+
+Value Emulator::shuffleXor(gpu::ShuffleOp op) {
+  Value v = op.getValue();
+  memref::StoreOp::create(b, loc, v, shuffleSlots, tid);
+  barrier();
+  Value offset = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                            op.getOffset());
+  Value src = arith::AddIOp::create(
+      b, loc, warpBase, arith::XOrIOp::create(b, loc, lane, offset));
+  Value r = memref::LoadOp::create(b, loc, shuffleSlots, src);
+  barrier();
+  return r;
+}
+
+Value Emulator::ldmatrix(nvgpu::LdMatrixOp op) {
+  ValueRange idx = op.getIndices();
+  memref::StoreOp::create(b, loc, idx[0], rowSlots, tid);
+  memref::StoreOp::create(b, loc, idx[1], colSlots, tid);
+  barrier();
+  auto type = cast<VectorType>(op.getType());
+  int64_t tiles = type.getDimSize(0);
+  bool transpose = op.getTranspose();
+  SmallVector<Value> elems;
+  Value q = arith::DivUIOp::create(b, loc, lane, c(4));
+  Value r = arith::RemUIOp::create(b, loc, lane, c(4));
+  for (int64_t m = 0; m < tiles; ++m)
+    for (int64_t e = 0; e < 2; ++e) {
+      // Non-transposed: the row that lane 8m + l/4 addressed, columns
+      // 2(l%4) + e. Transposed: the row lane 8m + 2(l%4) + e addressed,
+      // column l/4.
+      Value srcLane, colOffset;
+      if (!transpose) {
+        srcLane = arith::AddIOp::create(b, loc, q, c(8 * m));
+        colOffset = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, r, c(2)), c(e));
+      } else {
+        srcLane = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, r, c(2)), c(8 * m + e));
+        colOffset = q;
+      }
+      Value src = arith::AddIOp::create(b, loc, warpBase, srcLane);
+      Value row = memref::LoadOp::create(b, loc, rowSlots, src);
+      Value col = arith::AddIOp::create(
+          b, loc, memref::LoadOp::create(b, loc, colSlots, src), colOffset);
+      elems.push_back(memref::LoadOp::create(b, loc, op.getSrcMemref(),
+                                             ValueRange{row, col}));
+    }
+  barrier();
+  return vector::FromElementsOp::create(b, loc, type, elems);
+}
+
+Value Emulator::mma(Value a, Value bFrag, Value acc) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  // Upstream's operand types for the layouts: A [16 x 16], B [n x k] =
+  // [8 x 16], C [16 x 8] (16-bit element types share one layout).
+  auto aType = VectorType::get({16, 16}, Float16Type::get(ctx));
+  auto bType = VectorType::get({8, 16}, Float16Type::get(ctx));
+  auto cType = VectorType::get({16, 8}, f32);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t e = 0; e < 2; ++e) {
+      auto [row, col] = coord(aType, nvgpu::MatMulOperandRole::A, lane,
+                              2 * i + e);
+      Value v = castFloat(b, loc,
+                          vector::ExtractOp::create(b, loc, a,
+                                                    ArrayRef<int64_t>{i, e}),
+                          f32);
+      memref::StoreOp::create(b, loc, v, aBuf, ValueRange{warp, row, col});
+    }
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t e = 0; e < 2; ++e) {
+      auto [n, k] = coord(bType, nvgpu::MatMulOperandRole::B, lane, 2 * i + e);
+      Value v = castFloat(b, loc,
+                          vector::ExtractOp::create(b, loc, bFrag,
+                                                    ArrayRef<int64_t>{i, e}),
+                          f32);
+      memref::StoreOp::create(b, loc, v, bBuf, ValueRange{warp, k, n});
+    }
+  barrier();
+  SmallVector<Value> d;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t e = 0; e < 2; ++e) {
+      auto [row, col] = coord(cType, nvgpu::MatMulOperandRole::C, lane,
+                              2 * i + e);
+      Value init = vector::ExtractOp::create(b, loc, acc,
+                                             ArrayRef<int64_t>{i, e});
+      auto loop = scf::ForOp::create(
+          b, loc, c(0), c(16), c(1), ValueRange{init},
+          [&](OpBuilder &lb, Location l, Value k, ValueRange iter) {
+            Value x = memref::LoadOp::create(lb, l, aBuf,
+                                             ValueRange{warp, row, k});
+            Value y = memref::LoadOp::create(lb, l, bBuf,
+                                             ValueRange{warp, k, col});
+            Value sum = arith::AddFOp::create(
+                lb, l, iter[0], arith::MulFOp::create(lb, l, x, y));
+            scf::YieldOp::create(lb, l, sum);
+          });
+      d.push_back(loop.getResult(0));
+    }
+  barrier();
+  return vector::FromElementsOp::create(b, loc, cast<VectorType>(acc.getType()),
+                                        d);
+}
+
+LogicalResult Emulator::run() {
+  std::optional<int64_t> blockX = getConstantIntValue(launch.getBlockSizeX());
+  if (!blockX || *blockX % kLanes != 0 ||
+      !matchPattern(launch.getBlockSizeY(), m_One()) ||
+      !matchPattern(launch.getBlockSizeZ(), m_One()) ||
+      !matchPattern(launch.getGridSizeZ(), m_One()))
+    return launch.emitError("posenc-gpu-emulate-tensor-cores: expected the "
+                            "tensor-core kernel's launch shape (static x "
+                            "block of whole warps, 2-d grid)");
+  threads = *blockX;
+  int64_t warps = threads / kLanes;
+  Type index = b.getIndexType(), f32 = b.getF32Type();
+
+  // Block-shared buffers: the workgroup tiles and the collectives' slots.
+  DenseMap<StringAttr, Value> tiles;
+  SmallVector<memref::GetGlobalOp> gets;
+  launch.getBody().walk([&](memref::GetGlobalOp get) { gets.push_back(get); });
+  for (memref::GetGlobalOp get : gets) {
+    if (tiles.count(get.getNameAttr().getAttr()))
+      continue;
+    MemRefType type = get.getType();
+    tiles[get.getNameAttr().getAttr()] = memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+  }
+  rowSlots = scratch({threads}, index);
+  colSlots = scratch({threads}, index);
+  shuffleSlots = scratch({threads}, f32);
+  aBuf = scratch({warps, 16, 16}, f32);
+  bBuf = scratch({warps, 16, 8}, f32);
+
+  auto loopX = scf::ForOp::create(b, loc, c(0), launch.getGridSizeX(), c(1));
+  b.setInsertionPointToStart(loopX.getBody());
+  auto loopY = scf::ForOp::create(b, loc, c(0), launch.getGridSizeY(), c(1));
+  b.setInsertionPointToStart(loopY.getBody());
+  auto par = scf::ParallelOp::create(b, loc, ValueRange{c(0)},
+                                     ValueRange{c(threads)}, ValueRange{c(1)});
+  b.setInsertionPointToStart(par.getBody());
+  tid = par.getInductionVars()[0];
+  // Every GPU thread needs its own OpenMP thread (the barriers): run with
+  // OMP_NUM_THREADS >= the block size.
+  Value team = func::CallOp::create(b, loc, numThreadsFn, ValueRange{})
+                   .getResult(0);
+  Value enough = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sge, team,
+      arith::ConstantIntOp::create(b, loc, threads, 32));
+  cf::AssertOp::create(b, loc, enough,
+                       "posenc-gpu-emulate-tensor-cores: needs one OpenMP "
+                       "thread per GPU thread (OMP_NUM_THREADS >= " +
+                           std::to_string(threads) + ")");
+  lane = arith::RemUIOp::create(b, loc, tid, c(kLanes));
+  warp = arith::DivUIOp::create(b, loc, tid, c(kLanes));
+  warpBase = arith::MulIOp::create(b, loc, warp, c(kLanes));
+
+  IRMapping map;
+  Value zero = c(0);
+  map.map(launch.getBlockIds().x, loopX.getInductionVar());
+  map.map(launch.getBlockIds().y, loopY.getInductionVar());
+  map.map(launch.getBlockIds().z, zero);
+  map.map(launch.getThreadIds().x, tid);
+  map.map(launch.getThreadIds().y, zero);
+  map.map(launch.getThreadIds().z, zero);
+  map.map(launch.getGridSizeX(), launch.getGridSizeX());
+  Block &body = launch.getBody().front();
+  map.map(body.getArgument(6), launch.getGridSizeX());
+  map.map(body.getArgument(7), launch.getGridSizeY());
+  map.map(body.getArgument(8), launch.getGridSizeZ());
+  map.map(body.getArgument(9), launch.getBlockSizeX());
+  map.map(body.getArgument(10), launch.getBlockSizeY());
+  map.map(body.getArgument(11), launch.getBlockSizeZ());
+  for (Operation &op : body.without_terminator())
+    b.clone(op, map);
+
+  // Rewrite the clones' GPU-only ops.
+  SmallVector<Operation *> toRewrite;
+  par.getBody()->walk([&](Operation *op) {
+    if (isa<memref::GetGlobalOp, gpu::BarrierOp, gpu::ShuffleOp,
+            nvgpu::LdMatrixOp, nvgpu::MmaSyncOp, NVVM::MmaOp>(op))
+      toRewrite.push_back(op);
+  });
+  for (Operation *op : toRewrite) {
+    b.setInsertionPoint(op);
+    if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
+      Value tile = tiles.lookup(get.getNameAttr().getAttr());
+      // Users are memref.load/store and nvgpu.ldmatrix: rewritten in place.
+      get.getResult().replaceAllUsesWith(tile);
+    } else if (isa<gpu::BarrierOp>(op)) {
+      barrier();
+    } else if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+      if (shuffle.getMode() != gpu::ShuffleMode::XOR)
+        return op->emitError("posenc-gpu-emulate-tensor-cores: only xor "
+                             "shuffles are emulated");
+      Value r = shuffleXor(shuffle);
+      shuffle.getShuffleResult().replaceAllUsesWith(r);
+      shuffle.getValid().replaceAllUsesWith(
+          arith::ConstantIntOp::create(b, loc, 1, 1).getResult());
+    } else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op)) {
+      ld.getResult().replaceAllUsesWith(ldmatrix(ld));
+    } else if (auto m = dyn_cast<nvgpu::MmaSyncOp>(op)) {
+      m.getResult().replaceAllUsesWith(
+          mma(m.getMatrixA(), m.getMatrixB(), m.getMatrixC()));
+    } else if (auto m = dyn_cast<NVVM::MmaOp>(op)) {
+      // bf16: the operands are 32-bit registers of two bf16 each (element
+      // 0 in the low half), the result a struct of four f32.
+      auto regsToFrag = [&](ValueRange regs) {
+        SmallVector<Value> elems;
+        for (Value reg : regs) {
+          Value v1 = vector::BroadcastOp::create(
+              b, loc, VectorType::get({1}, b.getI32Type()), reg);
+          Value pair = vector::BitCastOp::create(
+              b, loc, VectorType::get({2}, b.getBF16Type()), v1);
+          for (int64_t e = 0; e < 2; ++e)
+            elems.push_back(vector::ExtractOp::create(b, loc, pair, e));
+        }
+        auto type = VectorType::get(
+            {static_cast<int64_t>(regs.size()), 2}, b.getBF16Type());
+        return vector::FromElementsOp::create(b, loc, type, elems).getResult();
+      };
+      auto accType = VectorType::get({2, 2}, f32);
+      Value acc = vector::FromElementsOp::create(b, loc, accType,
+                                                 m.getOperandC());
+      Value d = mma(regsToFrag(m.getOperandA()), regsToFrag(m.getOperandB()),
+                    acc);
+      for (Operation *user : llvm::make_early_inc_range(m->getUsers())) {
+        auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+        if (!extract || extract.getPosition().size() != 1)
+          return user->emitError("posenc-gpu-emulate-tensor-cores: "
+                                 "unexpected use of nvvm.mma.sync");
+        int64_t i = extract.getPosition()[0];
+        b.setInsertionPoint(extract);
+        extract.getResult().replaceAllUsesWith(vector::ExtractOp::create(
+            b, loc, d, ArrayRef<int64_t>{i / 2, i % 2}));
+        extract->erase();
+      }
+    }
+    op->erase();
+  }
+  launch->erase();
+  return success();
+}
+
+namespace {
+
+struct PosencGpuEmulateTensorCoresPass
+    : posenc::impl::PosencGpuEmulateTensorCoresPassBase<
+          PosencGpuEmulateTensorCoresPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<gpu::LaunchOp> launches;
+    module.walk([&](gpu::LaunchOp launch) {
+      if (launch->hasAttr(kTensorCoreKernelAttr))
+        launches.push_back(launch);
+    });
+    if (launches.empty())
+      return;
+    OpBuilder b(module.getBodyRegion());
+    auto declare = [&](StringRef name, FunctionType type) {
+      if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+        return fn;
+      auto fn = func::FuncOp::create(b, module.getLoc(), name, type);
+      fn.setPrivate();
+      return fn;
+    };
+    func::FuncOp barrierFn =
+        declare("GOMP_barrier", b.getFunctionType({}, {}));
+    func::FuncOp numThreadsFn = declare(
+        "omp_get_num_threads", b.getFunctionType({}, {b.getI32Type()}));
+    for (gpu::LaunchOp launch : launches)
+      if (failed(Emulator(launch, barrierFn, numThreadsFn).run()))
+        return signalPassFailure();
+    // The workgroup globals are unused now.
+    SmallVector<memref::GlobalOp> globals(module.getOps<memref::GlobalOp>());
+    for (memref::GlobalOp global : globals)
+      if (isa_and_nonnull<gpu::AddressSpaceAttr>(global.getType().getMemorySpace()) &&
+          SymbolTable::symbolKnownUseEmpty(global, module))
+        global->erase();
+  }
+};
+
+} // namespace
