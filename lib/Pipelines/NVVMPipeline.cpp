@@ -25,6 +25,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Pipelines/NVVMPipeline.h"
+#include "PipelineUtils.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
@@ -512,26 +513,16 @@ void posenc::buildPosencToNVVMPipeline(
     decomposeOptions.keyTile = options.keyTile;
     pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
   }
-  pm.addPass(createPosencToLinalgPass());
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  if (options.fused)
-    pm.addPass(createPosencGpuFuseElementwisePass());
-  else
-    pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCSEPass());
+  // The fused path's fusion stays out of the attention tiles (see
+  // posenc-gpu-fuse-elementwise); the reference path fuses as on the CPU.
+  addPosencTensorLoweringPasses(pm, /*fuseIntoAttentionTiles=*/!options.fused);
 
   // Buffers, before the mapping: identity-layout memrefs at function
   // boundaries, constants copied so that they can become device-visible.
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-  pm.addPass(createPosencGpuCopyConstantsPass());
-  bufferization::BufferDeallocationPipelineOptions deallocOptions;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  addPosencBufferizationPasses(pm, /*eliminateEmptyTensors=*/false,
+                               [](OpPassManager &pm) {
+                                 pm.addPass(createPosencGpuCopyConstantsPass());
+                               });
 
   // Fused attention onto the GPU: each forall becomes a gpu.launch, one block
   // per (lead dims, query tile), one thread per query row.

@@ -2,6 +2,7 @@
 
 #include "posenc/Pipelines/Pipelines.h"
 #include "posenc/Pipelines/NVVMPipeline.h"
+#include "PipelineUtils.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
@@ -42,29 +43,8 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
       pm.addPass(createPosencLowerRopePass(ropeOptions));
     }
   }
-  pm.addPass(createPosencToLinalgPass());
-  // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
-  // becomes linalg so that it fuses and bufferizes like the rest.
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
-  pm.addPass(createCSEPass());
-
-  // Tensors to buffers; function boundaries get identity-layout memrefs so
-  // that callers (mlir-runner, the C API, numpy) pass plain dense buffers.
-  // A result materialized into a destination buffer (the C API's and the
-  // benchmark's `out` argument) is computed there, not in a new buffer that
-  // is then copied.
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-  bufferization::BufferDeallocationPipelineOptions deallocOptions;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
-  // Copies bufferization inserts (e.g. for a returned argument or constant).
-  pm.addPass(createConvertBufferizationToMemRefPass());
+  addPosencTensorLoweringPasses(pm, /*fuseIntoAttentionTiles=*/true);
+  addPosencBufferizationPasses(pm, /*eliminateEmptyTensors=*/true);
 
   // scf.forall (the fused path's (lead dims, query tile) loops) ->
   // scf.parallel -> omp.parallel + omp.wsloop: the OpenMP runtime (libomp,
@@ -101,6 +81,38 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+}
+
+void posenc::addPosencTensorLoweringPasses(OpPassManager &pm,
+                                           bool fuseIntoAttentionTiles) {
+  pm.addPass(createPosencToLinalgPass());
+  // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
+  // becomes linalg so that it fuses and bufferizes like the rest.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  if (fuseIntoAttentionTiles)
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+  else
+    pm.addPass(createPosencGpuFuseElementwisePass());
+  pm.addPass(createCSEPass());
+}
+
+void posenc::addPosencBufferizationPasses(
+    OpPassManager &pm, bool eliminateEmptyTensors,
+    llvm::function_ref<void(OpPassManager &)> afterBufferize) {
+  if (eliminateEmptyTensors)
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  bufferization::OneShotBufferizePassOptions bufferizeOptions;
+  bufferizeOptions.bufferizeFunctionBoundaries = true;
+  bufferizeOptions.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
+  if (afterBufferize)
+    afterBufferize(pm);
+  bufferization::BufferDeallocationPipelineOptions deallocOptions;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
+  // Copies bufferization inserts (e.g. for a returned argument or constant).
+  pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
 void posenc::registerPosencPipelines() {
