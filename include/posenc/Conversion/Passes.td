@@ -178,8 +178,9 @@ def PosencGpuTensorCoreAttentionPass
     FlashAttention-2's warp-level algorithm on `mma.sync.m16n8k16` with f32
     accumulation (sm_80 and later, sm_90 included):
 
-    * one block of `32 * warps` threads per (query tile of `16 * warps` rows,
-      lead dims); each warp owns 16 query rows;
+    * one block of `32 * warps` threads per (lead dims, linearized on
+      `blockIdx.x`; query tile of `16 * warps` rows, on `blockIdx.y`); each
+      warp owns 16 query rows;
     * the Q tile is staged through shared memory with the RoPE prologue
       applied (rounded to the element type, as `posenc.rope` stores it) and
       kept in registers as `nvgpu.ldmatrix` A fragments;

@@ -359,7 +359,7 @@ Value KernelBuilder::scoreMod(Value s, ArrayRef<Value> lead, Value i,
     if (auto extract = dyn_cast<tensor::ExtractOp>(inner)) {
       SmallVector<Value> indices;
       for (Value idx : extract.getIndices())
-        indices.push_back(map.lookup(idx));
+        indices.push_back(map.lookupOrDefault(idx));
       Value loaded = memref::LoadOp::create(
           b, loc, map.lookup(extract.getTensor()), indices);
       map.map(extract.getResult(), loaded);
@@ -367,7 +367,7 @@ Value KernelBuilder::scoreMod(Value s, ArrayRef<Value> lead, Value i,
     }
     b.clone(inner, map);
   }
-  return map.lookup(body.getTerminator()->getOperand(0));
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
 }
 
 Value KernelBuilder::build() {
@@ -452,7 +452,9 @@ Value KernelBuilder::build() {
   auto guardIf = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
   OpBuilder::InsertionGuard hostGuard(b);
   b.setInsertionPointToStart(guardIf.thenBlock());
-  auto launch = gpu::LaunchOp::create(b, loc, numQTiles, numLead, c(1),
+  // Lead dims (batch x heads, possibly over 65535) on x, whose limit is
+  // 2^31 - 1; query tiles on y (up to 65535 x 64 rows).
+  auto launch = gpu::LaunchOp::create(b, loc, numLead, numQTiles, c(1),
                                       c(threads), c(1), c(1));
   launch->setAttr(kTensorCoreKernelAttr, b.getUnitAttr());
   b.setInsertionPointToEnd(&launch.getBody().front());
@@ -466,11 +468,11 @@ Value KernelBuilder::build() {
   threadId = launch.getThreadIds().x;
   lane = remu(threadId, kLanes);
   warp = divu(threadId, kLanes);
-  Value q0 = mul(launch.getBlockIds().x, c(bm));
+  Value q0 = mul(launch.getBlockIds().y, c(bm));
 
   // Lead indices of the block (innermost fastest) and of its K/V head.
   SmallVector<Value> lead(n), kvLead;
-  Value linear = launch.getBlockIds().y;
+  Value linear = launch.getBlockIds().x;
   for (int64_t i = n - 1; i >= 0; --i) {
     lead[i] = arith::RemUIOp::create(b, loc, linear, qSizes[i]);
     linear = arith::DivUIOp::create(b, loc, linear, qSizes[i]);

@@ -62,3 +62,7 @@
 // CPU-ROPEINT: attention_f16_rope_interleaved (cpu): {{.*}} -> AGREES
 // MAP-ROPEINT: attention_f16_rope_interleaved (mapped-cpu): {{.*}} -> AGREES
 // FUSED-ROPEINT: attention_f16_rope_interleaved (fused-mapped-cpu): {{.*}} -> AGREES
+
+// RUN: %python %S/Inputs/check_against_reference.py --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp \
+// RUN:   --pipeline cpu --case attention_f16_bias_dv_scale %S/attention-f16-bias-dv-scale.mlir | FileCheck %s --check-prefix=CPU-BIASDV
+// CPU-BIASDV: attention_f16_bias_dv_scale (cpu): {{.*}} -> AGREES

@@ -1,5 +1,5 @@
 // The tensor-core attention kernel (posenc-gpu-tensor-core-attention) of the
-// five f16/bf16 programs of the GPU execution tests, run on the CPU by
+// f16/bf16 programs of the GPU execution tests, run on the CPU by
 // posenc-gpu-emulate-tensor-cores (one OpenMP thread per GPU thread;
 // ldmatrix, mma.sync m16n8k16, shuffles and barriers emulated from their
 // definitions) and compared with python/posenc/reference.py under the same
@@ -28,3 +28,7 @@
 // RUN: %python %S/Inputs/check_against_reference.py --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp \
 // RUN:   --pipeline tc-emulated-cpu --case attention_f16_rope_interleaved %S/attention-f16-rope-interleaved.mlir | FileCheck %s --check-prefix=INTERLEAVED
 // INTERLEAVED: attention_f16_rope_interleaved (tc-emulated-cpu): {{.*}} -> AGREES
+
+// RUN: %python %S/Inputs/check_against_reference.py --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp \
+// RUN:   --pipeline tc-emulated-cpu --case attention_f16_bias_dv_scale %S/attention-f16-bias-dv-scale.mlir | FileCheck %s --check-prefix=BIASDV
+// BIASDV: attention_f16_bias_dv_scale (tc-emulated-cpu): {{.*}} -> AGREES

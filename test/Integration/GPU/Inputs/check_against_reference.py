@@ -282,12 +282,13 @@ def normal16(shape, salt, elem):
     return as_input(values, elem), values
 
 
-def attention16(elem, q, k, v, bias=None, causal=False):
+def attention16(elem, q, k, v, bias=None, causal=False, scale=None):
     """Reference and tolerance of a 16-bit attention whose (rounded) operands
     are q, k, v (float64): (expected, atol array, rtol), see above."""
     u = UNIT_ROUNDOFF[elem]
-    expected = ref.attention(q, k, v, bias=bias, causal=causal)
-    weighted_abs_v = ref.attention(q, k, np.abs(v), bias=bias, causal=causal)
+    expected = ref.attention(q, k, v, bias=bias, causal=causal, scale=scale)
+    weighted_abs_v = ref.attention(q, k, np.abs(v), bias=bias, causal=causal,
+                                   scale=scale)
     # sum_j |v_jd| over all keys of the kv head (an upper bound of the masked
     # sum), broadcast over the query heads and rows.
     hq, hkv = q.shape[-3], v.shape[-3]
@@ -351,6 +352,19 @@ def case_attention_f16_rope_interleaved():
     kr = round_to(ref.rope(kv, pos, "interleaved"), "f16")
     expected, atol, rtol = attention16("f16", qr, kr, vv)
     return [q, k, v, pos], expected, atol, rtol
+
+
+def case_attention_f16_bias_dv_scale():
+    # Rank 3 (2 heads), Sq = 50 < Sk = 90, value head dim 16 != D = 32, an
+    # f16 bias broadcast over the heads ([1, 50, 90], read per element in
+    # score_mod at index 0 of its head dim), scale 0.3, causal.
+    q, qv = normal16((2, 50, 32), 45, "f16")
+    k, kv = normal16((2, 90, 32), 46, "f16")
+    v, vv = normal16((2, 90, 16), 47, "f16")
+    b, bv = normal16((1, 50, 90), 48, "f16")
+    expected, atol, rtol = attention16("f16", qv, kv, vv, bias=bv, causal=True,
+                                       scale=0.3)
+    return [q, k, v, b], expected, atol, rtol
 
 
 CASES = {name[len("case_"):]: fn for name, fn in globals().items()
