@@ -1,0 +1,150 @@
+"""The f16/bf16 tensor-core attention kernel (posenc-gpu-tensor-core-attention),
+run on the CPU by posenc-gpu-emulate-tensor-cores, against posenc.reference
+over seeded random configurations: D in {16, 32, 64, 128}, value head dims
+8/16/D, GQA ratios 1-3, sequence lengths that do and do not divide the 64-row
+tiles (1, 7, 63, 64, 65, 100, 129), Sq < Sk, Sq > Sk (rows with no visible
+key: zeros), causal or not, RoPE (both layouts, positions 0, 5, 10, ...),
+ALiBi.
+
+The emulation needs one OpenMP thread per GPU thread (128), fixed when libomp
+starts, so the cases run in a child process with OMP_NUM_THREADS=128.
+
+Tolerance per element (u = 2^-11 f16, 2^-8 bf16): the kernel rounds RoPE'd
+Q/K to the element type (the reference gets the same rounding), rounds P
+before P.V and rounds the output: |err| <= 4u sum_j p_ij |v_j| + 2u |O_i| +
+1e-6, twice the first-order bound of those two roundings.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+posenc = pytest.importorskip("posenc")
+from posenc import reference as ref  # noqa: E402
+
+SEED = 20261129
+CASES = 12
+PIPELINE = ("builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention,"
+            " posenc-gpu-emulate-tensor-cores, posenc-cpu-pipeline)")
+UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+
+
+def draw(case):
+    rng = np.random.default_rng(SEED + case)
+    pick = lambda xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    c = {"dt": pick(["f16", "bf16"]), "D": pick([16, 32, 64, 128])}
+    c["Dv"] = pick([8, 16, c["D"]])
+    c["hkv"] = pick([1, 2])
+    c["hq"] = c["hkv"] * pick([1, 2, 3])
+    c["sq"] = pick([1, 7, 63, 64, 65, 100])
+    c["sk"] = pick([c["sq"], 1, 30, 129])
+    c["causal"] = bool(rng.integers(2))
+    c["enc"] = pick(["none", "rope", "alibi"])
+    c["layout"] = pick(["half", "interleaved"])
+    if c["enc"] == "rope":
+        c["Dv"], c["sk"] = c["D"], c["sq"]
+    if c["enc"] == "alibi":
+        c["hkv"] = c["hq"]
+    return c
+
+
+def program(c):
+    dt, D, Dv, hq, hkv, sq, sk = (c[x] for x in ("dt", "D", "Dv", "hq", "hkv", "sq", "sk"))
+    qt, kt = f"tensor<1x{hq}x{sq}x{D}x{dt}>", f"tensor<1x{hkv}x{sk}x{D}x{dt}>"
+    vt, ot = f"tensor<1x{hkv}x{sk}x{Dv}x{dt}>", f"tensor<1x{hq}x{sq}x{Dv}x{dt}>"
+    args, body, q, k, bias = f"%q: {qt}, %k: {kt}, %v: {vt}", [], "%q", "%k", ""
+    if c["enc"] == "rope":
+        args += f", %pos: tensor<{sq}xi32>"
+        body += [f"%qr = posenc.rope %q, %pos layout {c['layout']} : {qt}, tensor<{sq}xi32>",
+                 f"%kr = posenc.rope %k, %pos layout {c['layout']} : {kt}, tensor<{sq}xi32>"]
+        q, k = "%qr", "%kr"
+    if c["enc"] == "alibi":
+        body.append(f"%b = posenc.alibi_bias : tensor<{hq}x{sq}x{sk}xf32>")
+        bias = f" bias(%b : tensor<{hq}x{sq}x{sk}xf32>)"
+    causal = " {causal}" if c["causal"] else ""
+    body.append(f"%o = posenc.attention {q}, {k}, %v{bias}{causal} : {qt}, {kt}, {vt} -> {ot}")
+    return (f"func.func @f({args}) -> {ot} {{\n  " + "\n  ".join(body)
+            + f"\n  return %o : {ot}\n}}")
+
+
+def inputs(c, case):
+    rng = np.random.default_rng(SEED + 1000 + case)
+    shapes = [(1, c["hq"], c["sq"], c["D"]), (1, c["hkv"], c["sk"], c["D"]),
+              (1, c["hkv"], c["sk"], c["Dv"])]
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    if c["dt"] == "bf16":
+        args = [posenc.to_bf16_bits(a) for a in arrays]
+        exact = [posenc.from_bf16_bits(a).astype(np.float64) for a in args]
+    else:
+        args = [a.astype(np.float16) for a in arrays]
+        exact = [a.astype(np.float64) for a in args]
+    if c["enc"] == "rope":
+        args.append(np.arange(c["sq"], dtype=np.int32) * 5)
+    return args, exact
+
+
+def round_to(x, dt):
+    if dt == "bf16":
+        return posenc.from_bf16_bits(posenc.to_bf16_bits(x.astype(np.float32))).astype(np.float64)
+    return x.astype(np.float16).astype(np.float64)
+
+
+def run_cases():
+    """Child process: compile and run every case, print one JSON line each."""
+    for case in range(CASES):
+        c = draw(case)
+        f = posenc.compile(program(c), pipeline=PIPELINE)
+        assert "omp_get_num_threads" in f.lowered_ir, "the tensor-core kernel was not used"
+        args, _ = inputs(c, case)
+        out = f(*args)
+        out = (posenc.from_bf16_bits(out) if c["dt"] == "bf16" else out).astype(np.float64)
+        print(json.dumps({"case": case, "out": out.ravel().tolist()}), flush=True)
+
+
+@pytest.fixture(scope="module")
+def emulated():
+    env = dict(os.environ, OMP_NUM_THREADS="128")
+    proc = subprocess.run([sys.executable, __file__], env=env, capture_output=True,
+                          text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    results = {}
+    for line in proc.stdout.splitlines():
+        record = json.loads(line)
+        results[record["case"]] = np.array(record["out"])
+    return results
+
+
+def case_id(case):
+    c = draw(case)
+    return (f"{c['dt']}-D{c['D']}-Dv{c['Dv']}-H{c['hq']}/{c['hkv']}-Sq{c['sq']}-Sk{c['sk']}"
+            f"-{'causal' if c['causal'] else 'full'}-{c['enc']}"
+            + (f"-{c['layout']}" if c["enc"] == "rope" else ""))
+
+
+@pytest.mark.parametrize("case", range(CASES), ids=[case_id(i) for i in range(CASES)])
+def test_tensor_core_kernel_matches_reference(emulated, case):
+    c = draw(case)
+    _, (q, k, v) = inputs(c, case)
+    bias = None
+    if c["enc"] == "rope":
+        pos = np.arange(c["sq"], dtype=np.int32) * 5
+        q = round_to(ref.rope(q, pos, c["layout"]), c["dt"])
+        k = round_to(ref.rope(k, pos, c["layout"]), c["dt"])
+    if c["enc"] == "alibi":
+        bias = ref.alibi_bias(c["hq"], c["sq"], c["sk"])
+    expected = ref.attention(q, k, v, bias=bias, causal=c["causal"])
+    weighted = ref.attention(q, k, np.abs(v), bias=bias, causal=c["causal"])
+    u = UNIT[c["dt"]]
+    tolerance = 4 * u * weighted + 2 * u * np.abs(expected) + 1e-6
+    got = emulated[case].reshape(expected.shape)
+    err = np.abs(got - expected)
+    assert np.all(np.isfinite(got))
+    assert np.all(err <= tolerance), (
+        f"max error {err.max():.3e}, max error/tolerance {np.max(err / tolerance):.3f}")
+
+
+if __name__ == "__main__":
+    run_cases()
