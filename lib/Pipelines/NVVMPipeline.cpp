@@ -530,6 +530,8 @@ void posenc::buildPosencToNVVMPipeline(
     PosencGpuMapAttentionPassOptions mapOptions;
     mapOptions.blockSize = options.queryTile;
     pm.addPass(createPosencGpuMapAttentionPass(mapOptions));
+    // The per-thread rows in registers, not local memory.
+    pm.addPass(createPosencGpuUnrollPrivateLoopsPass());
   }
 
   // Loops onto the GPU: one thread per iteration of each parallel loop nest.

@@ -254,6 +254,39 @@ def PosencGpuEmulateTensorCoresPass
   ];
 }
 
+def PosencGpuUnrollPrivateLoopsPass
+    : Pass<"posenc-gpu-unroll-private-loops", "::mlir::ModuleOp"> {
+  let summary = "Unroll the loops that index private (per-thread) buffers "
+                "in GPU kernels, so that those buffers live in registers";
+  let description = [{
+    Runs after `--posenc-gpu-map-attention`. In each `gpu.launch`, every
+    `scf.for` whose induction variable indexes a buffer in private memory
+    (the FMA kernel's query row, score row and accumulator) is fully
+    unrolled, innermost first, when its trip count is at most
+    `max-trip-count`. A loop with a dynamic upper bound that a tile size
+    bounds (a partial last key tile, `min(tile, Sk - start)`) first runs to
+    that bound with its body guarded by `iv < ub`. Every private access then
+    has a constant index, which lets LLVM promote the private arrays to
+    registers instead of local memory (`ptxas -v`: no stack frame).
+    Kernels with more than `max-private-elements` private elements per
+    thread are left alone: with D = 64 and 32-key tiles (64 + 64 + 32
+    elements) the unrolled kernel needs more than 255 registers and spills
+    5.5 KB, where the local-memory arrays take 928 B and spill nothing.
+  }];
+  let options = [
+    Option<"maxTripCount", "max-trip-count", "int64_t", /*default=*/"128",
+           "Longest loop that is unrolled">,
+    Option<"maxPrivateElements", "max-private-elements", "int64_t",
+           /*default=*/"128",
+           "Kernels whose private buffers hold more elements (per thread) "
+           "are left alone: in registers they would spill">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def PosencLowerRopePass : Pass<"posenc-lower-rope"> {
   let summary = "Fast vectorized lowering of standalone posenc.rope";
   let description = [{

@@ -99,6 +99,13 @@
 // RUN: ptxas -arch=sm_80 -v %t.tc.ptx/alibi_bf16_kernel.ptx -o %t.tc.cubin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPILL
 
+// The f32 FMA kernel with D = 32 keeps its private rows in registers
+// (posenc-gpu-unroll-private-loops): no stack frame.
+// RUN: rm -rf %t.fused.ptx && mkdir -p %t.fused.ptx
+// RUN: %python %S/Inputs/gpu_objects.py extract %t.fused.sm80.mlir %t.fused.ptx
+// RUN: ptxas -arch=sm_80 -v %t.fused.ptx/attention_rank5_kernel.ptx -o %t.fused.cubin 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SPILL
+
 // TC80-DAG: llama_f16_kernel: ptxas -arch=sm_80 ok, cubin ELF machine 190 (EM_CUDA) sm_80
 // TC80-DAG: alibi_bf16_kernel: ptxas -arch=sm_80 ok
 // TC80-NOT: FAILED
