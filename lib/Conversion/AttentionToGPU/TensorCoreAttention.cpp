@@ -43,7 +43,6 @@
 #include "posenc/Conversion/AttentionToGPU/TensorCoreAttention.h"
 #include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
 #include "posenc/Conversion/Passes.h"
-#include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -221,15 +220,7 @@ Value KernelBuilder::invFreqBuffer(RotaryAttr rope) {
   FloatType angleType = rope.getPrecision() == AnglePrecision::exact
                             ? b.getF64Type()
                             : b.getF32Type();
-  SmallVector<double> inv = computeRopeInvFreq(
-      rope.getBaseValue(), rope.getRotaryDim(), rope.getScaling());
-  auto type =
-      RankedTensorType::get({static_cast<int64_t>(inv.size())}, angleType);
-  SmallVector<Attribute> attrs;
-  for (double v : inv)
-    attrs.push_back(b.getFloatAttr(angleType, v));
-  Value table = arith::ConstantOp::create(b, loc, type,
-                                          DenseElementsAttr::get(type, attrs));
+  Value table = buildRotaryInvFreqConstant(b, loc, rope, angleType);
   return toBuffer(table);
 }
 

@@ -97,20 +97,6 @@ static Value extractRowTile(OpBuilder &b, Location loc, Value source,
                                         sizes, strides);
 }
 
-/// The RoPE inverse-frequency table tensor<R/2 x angleType>, a compile-time
-/// constant (the verifier rejects sequence-length-dependent scalings).
-static Value buildInvFreqTable(OpBuilder &b, Location loc, RotaryAttr rope,
-                               FloatType angleType) {
-  SmallVector<double> inv = computeRopeInvFreq(
-      rope.getBaseValue(), rope.getRotaryDim(), rope.getScaling());
-  auto type =
-      RankedTensorType::get({static_cast<int64_t>(inv.size())}, angleType);
-  SmallVector<Attribute> attrs;
-  for (double v : inv)
-    attrs.push_back(b.getFloatAttr(angleType, v));
-  return arith::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, attrs));
-}
 
 /// The attribute by which the CPU vector layout asks
 /// --posenc-vectorize-attention-tiles to register-tile an op (one size per
@@ -568,10 +554,10 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                  ? rewriter.getF64Type()
                  : rewriter.getF32Type();
     };
-    Value qInvFreq = qRope ? buildInvFreqTable(rewriter, loc, qRope,
+    Value qInvFreq = qRope ? buildRotaryInvFreqConstant(rewriter, loc, qRope,
                                                angleTypeOf(qRope))
                            : Value();
-    Value kInvFreq = kRope ? buildInvFreqTable(rewriter, loc, kRope,
+    Value kInvFreq = kRope ? buildRotaryInvFreqConstant(rewriter, loc, kRope,
                                                angleTypeOf(kRope))
                            : Value();
 
@@ -1589,4 +1575,19 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
   if (rank >= 3)
     assertEq(k, n - 1, v, n - 1,
              "posenc.fused_attention: heads of 'value' differ from 'key'");
+}
+
+/// The RoPE inverse-frequency table tensor<R/2 x angleType>, a compile-time
+/// constant (the verifier rejects sequence-length-dependent scalings).
+Value posenc::buildRotaryInvFreqConstant(OpBuilder &b, Location loc,
+                                         RotaryAttr rope, FloatType angleType) {
+  SmallVector<double> inv = computeRopeInvFreq(
+      rope.getBaseValue(), rope.getRotaryDim(), rope.getScaling());
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(inv.size())}, angleType);
+  SmallVector<Attribute> attrs;
+  for (double v : inv)
+    attrs.push_back(b.getFloatAttr(angleType, v));
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, attrs));
 }

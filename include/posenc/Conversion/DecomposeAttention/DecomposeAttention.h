@@ -9,6 +9,13 @@
 
 namespace posenc {
 
+/// The RoPE inverse-frequency table of `rope` as a constant
+/// tensor<R/2 x angleType> (the fused op's verifier rejects
+/// sequence-length-dependent scalings, so it is known at compile time).
+mlir::Value buildRotaryInvFreqConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                       RotaryAttr rope,
+                                       mlir::FloatType angleType);
+
 /// Run-time checks (cf.assert with the op's message) of the sizes of `op`
 /// that its verifier could only check as compatible (dynamic dims): lead
 /// dims, D, the key/value sequence and head dims, the positions' lengths.
