@@ -229,9 +229,10 @@ def PosencGpuEmulateTensorCoresPass
     `--posenc-gpu-tensor-core-attention` (on tensors) and turns each of its
     `gpu.launch` ops, as built, into host loops over the grid with an
     `scf.parallel` over the block's threads; followed by
-    `--posenc-cpu-pipeline`, the parallel loop becomes an OpenMP team, which
-    must have one thread per GPU thread (`OMP_NUM_THREADS` at least the
-    block size; a run-time check says so). The warp-collective ops are
+    `--posenc-cpu-pipeline`, the parallel loop becomes an OpenMP team of one
+    thread per GPU thread (`omp_set_num_threads(block size)` before each
+    emulated launch; a run-time check fails, rather than deadlocks, if the
+    runtime grants fewer). The warp-collective ops are
     emulated with block-shared scratch buffers and barriers (libomp's
     `GOMP_barrier`), from their definitions: `gpu.shuffle xor`;
     `nvgpu.ldmatrix` (PTX: lane l receives row l/4 of each 8x8 matrix whose

@@ -2,7 +2,8 @@
 //
 // A testing pass: the gpu.launch of posenc-gpu-tensor-core-attention, as
 // built (the same ops, the same fragment addressing), runs on the CPU with
-// one OpenMP thread per GPU thread, so that its numbers can be checked
+// one OpenMP thread per GPU thread (omp_set_num_threads(block size) before
+// each emulated launch), so that its numbers can be checked
 // against the reference where no GPU is present:
 //
 //   gpu.launch blocks(bx, by) threads(t)    scf.for bx, scf.for by:
@@ -66,9 +67,11 @@ constexpr int64_t kLanes = 32;
 class Emulator {
 public:
   Emulator(gpu::LaunchOp launch, func::FuncOp barrierFn,
-           func::FuncOp numThreadsFn)
+           func::FuncOp numThreadsFn, func::FuncOp setNumThreadsFn,
+           func::FuncOp maxThreadsFn)
       : launch(launch), b(launch), loc(launch.getLoc()),
-        barrierFn(barrierFn), numThreadsFn(numThreadsFn) {}
+        barrierFn(barrierFn), numThreadsFn(numThreadsFn),
+        setNumThreadsFn(setNumThreadsFn), maxThreadsFn(maxThreadsFn) {}
 
   LogicalResult run();
 
@@ -89,7 +92,7 @@ private:
   gpu::LaunchOp launch;
   OpBuilder b;
   Location loc;
-  func::FuncOp barrierFn, numThreadsFn;
+  func::FuncOp barrierFn, numThreadsFn, setNumThreadsFn, maxThreadsFn;
   int64_t threads = 0;
   Value tid, lane, warp, warpBase;
   Value rowSlots, colSlots, shuffleSlots, aBuf, bBuf;
@@ -242,7 +245,21 @@ LogicalResult Emulator::run() {
   aBuf = scratch({warps, 16, 16}, f32);
   bBuf = scratch({warps, 16, 8}, f32);
 
+  // One OpenMP thread per GPU thread: the team of the parallel loop below
+  // must have exactly `threads` threads, or the barriers would wait for
+  // threads that have no iteration (or run two iterations on one thread).
+  // The caller's setting is restored after the launch.
+  Value previous = func::CallOp::create(b, loc, maxThreadsFn, ValueRange{})
+                       .getResult(0);
+  func::CallOp::create(
+      b, loc, setNumThreadsFn,
+      ValueRange{arith::ConstantIntOp::create(b, loc, threads, 32)});
   auto loopX = scf::ForOp::create(b, loc, c(0), launch.getGridSizeX(), c(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointAfter(loopX);
+    func::CallOp::create(b, loc, setNumThreadsFn, ValueRange{previous});
+  }
   b.setInsertionPointToStart(loopX.getBody());
   auto loopY = scf::ForOp::create(b, loc, c(0), launch.getGridSizeY(), c(1));
   b.setInsertionPointToStart(loopY.getBody());
@@ -250,16 +267,16 @@ LogicalResult Emulator::run() {
                                      ValueRange{c(threads)}, ValueRange{c(1)});
   b.setInsertionPointToStart(par.getBody());
   tid = par.getInductionVars()[0];
-  // Every GPU thread needs its own OpenMP thread (the barriers): run with
-  // OMP_NUM_THREADS >= the block size.
+  // The runtime may still give fewer threads (a thread limit): fail rather
+  // than deadlock.
   Value team = func::CallOp::create(b, loc, numThreadsFn, ValueRange{})
                    .getResult(0);
-  Value enough = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::sge, team,
+  Value exact = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, team,
       arith::ConstantIntOp::create(b, loc, threads, 32));
-  cf::AssertOp::create(b, loc, enough,
-                       "posenc-gpu-emulate-tensor-cores: needs one OpenMP "
-                       "thread per GPU thread (OMP_NUM_THREADS >= " +
+  cf::AssertOp::create(b, loc, exact,
+                       "posenc-gpu-emulate-tensor-cores: the OpenMP team "
+                       "must have one thread per GPU thread (" +
                            std::to_string(threads) + ")");
   lane = arith::RemUIOp::create(b, loc, tid, c(kLanes));
   warp = arith::DivUIOp::create(b, loc, tid, c(kLanes));
@@ -379,8 +396,14 @@ struct PosencGpuEmulateTensorCoresPass
         declare("GOMP_barrier", b.getFunctionType({}, {}));
     func::FuncOp numThreadsFn = declare(
         "omp_get_num_threads", b.getFunctionType({}, {b.getI32Type()}));
+    func::FuncOp setNumThreadsFn = declare(
+        "omp_set_num_threads", b.getFunctionType({b.getI32Type()}, {}));
+    func::FuncOp maxThreadsFn = declare(
+        "omp_get_max_threads", b.getFunctionType({}, {b.getI32Type()}));
     for (gpu::LaunchOp launch : launches)
-      if (failed(Emulator(launch, barrierFn, numThreadsFn).run()))
+      if (failed(Emulator(launch, barrierFn, numThreadsFn, setNumThreadsFn,
+                          maxThreadsFn)
+                     .run()))
         return signalPassFailure();
     // The workgroup globals are unused now.
     SmallVector<memref::GlobalOp> globals(module.getOps<memref::GlobalOp>());

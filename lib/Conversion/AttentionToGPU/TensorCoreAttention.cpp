@@ -128,8 +128,8 @@ std::string posenc::whyNotTensorCores(FusedAttentionOp op,
     return "value head dim must be static, a multiple of 8 and at most 128";
   if (op.getRelValue())
     return "the rel_value term is not computed on tensor cores";
-  if (o.warps < 1 || o.keyTile < 16 || o.keyTile % 16 != 0)
-    return "warps must be >= 1 and key-tile a positive multiple of 16";
+  if (o.warps < 1 || o.warps > 32 || o.keyTile < 16 || o.keyTile % 16 != 0)
+    return "warps must be in [1, 32] and key-tile a positive multiple of 16";
   int64_t rowsK = std::max(16 * o.warps, o.keyTile);
   int64_t bytes = (rowsK * (d + kRowPad) + o.keyTile * (dv + kRowPad)) * 2;
   if (bytes > o.maxWorkgroupBytes)
@@ -720,11 +720,13 @@ struct PosencGpuTensorCoreAttentionPass
     TensorCoreAttentionOptions options;
     options.warps = warps;
     options.keyTile = keyTile;
-    if (options.warps < 1 || options.keyTile < 16 || options.keyTile % 16) {
+    if (options.warps < 1 || options.warps > 32 || options.keyTile < 16 ||
+        options.keyTile % 16) {
       getOperation()->emitError()
           << "posenc-gpu-tensor-core-attention: warps (" << options.warps
-          << ") must be >= 1 and key-tile (" << options.keyTile
-          << ") a positive multiple of 16";
+          << ") must be in [1, 32] (at most 1024 threads per block) and "
+             "key-tile ("
+          << options.keyTile << ") a positive multiple of 16";
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());

@@ -24,7 +24,11 @@
 // RUN: not posenc-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(posenc-gpu-tensor-core-attention{key-tile=24})" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OPT
-// OPT: posenc-gpu-tensor-core-attention: warps (4) must be >= 1 and key-tile (24) a positive multiple of 16
+// RUN: not posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-gpu-tensor-core-attention{warps=33})" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OPT33
+// OPT: posenc-gpu-tensor-core-attention: warps (4) must be in [1, 32] (at most 1024 threads per block) and key-tile (24) a positive multiple of 16
+// OPT33: posenc-gpu-tensor-core-attention: warps (33) must be in [1, 32]
 
 // TC-DAG: memref.global "private" @__posenc_tc_k_tile : memref<64x136xf16, #gpu.address_space<workgroup>>
 // TC-DAG: memref.global "private" @__posenc_tc_v_tile : memref<64x136xf16, #gpu.address_space<workgroup>>

@@ -37,7 +37,7 @@ PIPELINE:
               the tensor-core kernel of f16/bf16 attention
               (posenc-gpu-tensor-core-attention) as built, run on the CPU by
               posenc-gpu-emulate-tensor-cores: one OpenMP thread per GPU
-              thread (OMP_NUM_THREADS is set to 128 for the run), ldmatrix,
+              thread (the program sets the team size), ldmatrix,
               mma.sync, shuffles and barriers emulated from their
               definitions, then --posenc-cpu-pipeline. Checks the kernel's
               fragment addressing, masks, online softmax, RoPE prologue and
@@ -52,7 +52,6 @@ import argparse
 import math
 import re
 import shutil
-import os
 import subprocess
 import sys
 
@@ -489,12 +488,7 @@ def main():
     runner = [tool("mlir-runner"), "-e", "main", "-entry-point-result=void"]
     if args.shared_libs:
         runner.append(f"-shared-libs={args.shared_libs}")
-    env = dict(os.environ)
-    if args.pipeline == "tc-emulated-cpu":
-        # One OpenMP thread per GPU thread of a 128-thread block.
-        env["OMP_NUM_THREADS"] = "128"
-    run = subprocess.run(runner, input=lowered.stdout, capture_output=True, text=True,
-                         env=env)
+    run = subprocess.run(runner, input=lowered.stdout, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit(f"check_against_reference.py: mlir-runner failed "
                  f"(exit {run.returncode}):\n{run.stderr}")
