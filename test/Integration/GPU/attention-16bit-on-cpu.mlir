@@ -66,3 +66,9 @@
 // RUN: %python %S/Inputs/check_against_reference.py --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp \
 // RUN:   --pipeline cpu --case attention_f16_bias_dv_scale %S/attention-f16-bias-dv-scale.mlir | FileCheck %s --check-prefix=CPU-BIASDV
 // CPU-BIASDV: attention_f16_bias_dv_scale (cpu): {{.*}} -> AGREES
+// RUN: %python %S/Inputs/check_against_reference.py --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp \
+// RUN:   --pipeline mapped-cpu --case attention_f16_bias_dv_scale %S/attention-f16-bias-dv-scale.mlir | FileCheck %s --check-prefix=MAP-BIASDV
+// RUN: %python %S/Inputs/check_against_reference.py --shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%libomp \
+// RUN:   --pipeline fused-mapped-cpu --case attention_f16_bias_dv_scale %S/attention-f16-bias-dv-scale.mlir | FileCheck %s --check-prefix=FUSED-BIASDV
+// MAP-BIASDV: attention_f16_bias_dv_scale (mapped-cpu): {{.*}} -> AGREES
+// FUSED-BIASDV: attention_f16_bias_dv_scale (fused-mapped-cpu): {{.*}} -> AGREES
