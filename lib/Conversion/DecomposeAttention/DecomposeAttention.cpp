@@ -1538,15 +1538,7 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
   int64_t n = rank - 2;
   auto assertEq = [&](Value a, int64_t da, Value bv, int64_t db,
                       StringRef msg) {
-    auto at = cast<RankedTensorType>(a.getType());
-    auto bt = cast<RankedTensorType>(bv.getType());
-    if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
-      return;
-    Value eq = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        tensor::DimOp::create(b, loc, a, da),
-        tensor::DimOp::create(b, loc, bv, db));
-    cf::AssertOp::create(b, loc, eq, b.getStringAttr(msg));
+    assertDimsEqual(b, loc, a, da, bv, db, msg);
   };
   for (int64_t i = 0; i < n; ++i) {
     if (rank >= 3 && i == n - 1)
@@ -1581,13 +1573,9 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
 /// constant (the verifier rejects sequence-length-dependent scalings).
 Value posenc::buildRotaryInvFreqConstant(OpBuilder &b, Location loc,
                                          RotaryAttr rope, FloatType angleType) {
-  SmallVector<double> inv = computeRopeInvFreq(
-      rope.getBaseValue(), rope.getRotaryDim(), rope.getScaling());
-  auto type =
-      RankedTensorType::get({static_cast<int64_t>(inv.size())}, angleType);
-  SmallVector<Attribute> attrs;
-  for (double v : inv)
-    attrs.push_back(b.getFloatAttr(angleType, v));
-  return arith::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, attrs));
+  return constantTable(b, loc,
+                       computeRopeInvFreq(rope.getBaseValue(),
+                                          rope.getRotaryDim(),
+                                          rope.getScaling()),
+                       angleType);
 }

@@ -55,32 +55,6 @@ static Value filledTensor(OpBuilder &b, Location loc,
   return linalg::FillOp::create(b, loc, cst, empty).getResult(0);
 }
 
-/// A 1-d constant tensor of `values` rounded to `elementType`.
-static Value constantTable(OpBuilder &b, Location loc, ArrayRef<double> values,
-                           FloatType elementType) {
-  auto type =
-      RankedTensorType::get({static_cast<int64_t>(values.size())}, elementType);
-  SmallVector<Attribute> attrs;
-  for (double v : values)
-    attrs.push_back(b.getFloatAttr(elementType, v));
-  return arith::ConstantOp::create(b, loc, type,
-                                   DenseElementsAttr::get(type, attrs));
-}
-
-/// Emits a run-time check that dim `da` of `a` equals dim `db` of `bv`, when
-/// at least one of them is dynamic (static mismatches are verifier errors).
-static void assertDimsEqual(OpBuilder &b, Location loc, Value a, int64_t da,
-                            Value bv, int64_t db, const Twine &message) {
-  auto at = cast<RankedTensorType>(a.getType());
-  auto bt = cast<RankedTensorType>(bv.getType());
-  if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
-    return;
-  Value sa = tensor::DimOp::create(b, loc, a, da);
-  Value sb = tensor::DimOp::create(b, loc, bv, db);
-  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sa, sb);
-  cf::AssertOp::create(b, loc, eq, b.getStringAttr(message));
-}
-
 /// Replaces `op` by `value`, casting to the op's declared result type when
 /// the verifier accepted a result that is only compatible (more or less
 /// static) with the computed one.

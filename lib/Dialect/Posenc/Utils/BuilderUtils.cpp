@@ -3,6 +3,8 @@
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -28,6 +30,29 @@ Value posenc::castFloat(OpBuilder &b, Location loc, Value v, Type to) {
       cast<FloatType>(getElementTypeOrSelf(to)).getWidth())
     return arith::ExtFOp::create(b, loc, to, v);
   return arith::TruncFOp::create(b, loc, to, v);
+}
+
+void posenc::assertDimsEqual(OpBuilder &b, Location loc, Value a, int64_t da,
+                             Value b2, int64_t db, const Twine &message) {
+  auto at = cast<RankedTensorType>(a.getType());
+  auto bt = cast<RankedTensorType>(b2.getType());
+  if (!at.isDynamicDim(da) && !bt.isDynamicDim(db))
+    return;
+  Value sa = tensor::DimOp::create(b, loc, a, da);
+  Value sb = tensor::DimOp::create(b, loc, b2, db);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, sa, sb);
+  cf::AssertOp::create(b, loc, eq, b.getStringAttr(message));
+}
+
+Value posenc::constantTable(OpBuilder &b, Location loc,
+                            ArrayRef<double> values, FloatType elementType) {
+  auto type =
+      RankedTensorType::get({static_cast<int64_t>(values.size())}, elementType);
+  SmallVector<Attribute> attrs;
+  for (double v : values)
+    attrs.push_back(b.getFloatAttr(elementType, v));
+  return arith::ConstantOp::create(b, loc, type,
+                                   DenseElementsAttr::get(type, attrs));
 }
 
 Value posenc::floatConst(OpBuilder &b, Location loc, Type type, double value) {

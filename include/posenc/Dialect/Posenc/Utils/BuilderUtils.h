@@ -33,6 +33,19 @@ mlir::Value floatConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type type,
                        double value);
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t value);
 
+/// Emits a run-time check (cf.assert with `message`) that dim `da` of the
+/// ranked tensor `a` equals dim `db` of `b2`, when at least one of them is
+/// dynamic (static mismatches are verifier errors).
+void assertDimsEqual(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                     int64_t da, mlir::Value b2, int64_t db,
+                     const llvm::Twine &message);
+
+/// A 1-d constant tensor of `values` rounded to `elementType` (the RoPE
+/// inverse-frequency and ALiBi slope tables).
+mlir::Value constantTable(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::ArrayRef<double> values,
+                          mlir::FloatType elementType);
+
 /// `numParallel` parallel iterators followed by `numReduction` reductions.
 llvm::SmallVector<mlir::utils::IteratorType>
 iterators(int64_t numParallel, int64_t numReduction = 0);
