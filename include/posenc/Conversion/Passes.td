@@ -181,6 +181,8 @@ def PosencGpuTensorCoreAttentionPass
     * one block of `32 * warps` threads per (lead dims, linearized on
       `blockIdx.x`; query tile of `16 * warps` rows, on `blockIdx.y`); each
       warp owns 16 query rows;
+    * RoPE reads position-only [S x R/2] cos/sin tables built before the
+      launch (a `linalg.generic`, an elementwise kernel of its own);
     * the Q tile is staged through shared memory with the RoPE prologue
       applied (rounded to the element type, as `posenc.rope` stores it) and
       kept in registers as `nvgpu.ldmatrix` A fragments;

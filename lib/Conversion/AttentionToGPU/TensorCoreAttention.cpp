@@ -3,7 +3,8 @@
 // FlashAttention-2's warp-level algorithm on mma.sync m16n8k16 (sm_80+),
 // for posenc.fused_attention with f16 or bf16 operands:
 //
-//   gpu.launch blocks(query tile, lead dims linearized) threads(32 * warps)
+//   cos/sin tables of the RoPE positions [S x R/2] (before the launch)
+//   gpu.launch blocks(lead dims linearized, query tile) threads(32 * warps)
 //     stage the Q tile (RoPE prologue applied, rounded to the element type as
 //       posenc.rope stores it) into shared memory; each warp loads the A
 //       fragments of its 16 rows with ldmatrix and keeps them in registers
@@ -186,10 +187,14 @@ private:
   }
 
   Value toBuffer(Value tensor);
-  Value invFreqBuffer(RotaryAttr rope);
+  /// Buffers of the [S x R/2] cos and sin tables of `rope` at `positions`.
+  std::pair<Value, Value> rotaryTables(RotaryAttr rope, Value positions);
+  /// Stages rows [rowStart, rowStart + rows) of `src` (zeros past `seqLen`)
+  /// into the shared `tile`, rotated with the `cosT`/`sinT` tables when
+  /// `rope` is set.
   void stageTile(Value src, ArrayRef<Value> lead, Value rowStart, Value seqLen,
-                 int64_t rows, int64_t cols, RotaryAttr rope, Value positions,
-                 Value invFreq, Value tile);
+                 int64_t rows, int64_t cols, RotaryAttr rope, Value cosT,
+                 Value sinT, Value tile);
   Value ldmatrix(Value tile, Value row, Value col, int64_t tiles,
                  bool transpose);
   Value mma(Value a, Value bFrag, Value acc);
@@ -216,17 +221,20 @@ Value KernelBuilder::toBuffer(Value tensor) {
                                            /*read_only=*/true);
 }
 
-Value KernelBuilder::invFreqBuffer(RotaryAttr rope) {
+std::pair<Value, Value> KernelBuilder::rotaryTables(RotaryAttr rope,
+                                                    Value positions) {
   FloatType angleType = rope.getPrecision() == AnglePrecision::exact
                             ? b.getF64Type()
                             : b.getF32Type();
-  Value table = buildRotaryInvFreqConstant(b, loc, rope, angleType);
-  return toBuffer(table);
+  Value invFreq = buildRotaryInvFreqConstant(b, loc, rope, angleType);
+  auto [cosT, sinT] =
+      buildRotaryTables(b, loc, rope, positions, invFreq, b.getF32Type());
+  return {toBuffer(cosT), toBuffer(sinT)};
 }
 
 void KernelBuilder::stageTile(Value src, ArrayRef<Value> lead, Value rowStart,
                               Value seqLen, int64_t rows, int64_t cols,
-                              RotaryAttr rope, Value positions, Value invFreq,
+                              RotaryAttr rope, Value cosT, Value sinT,
                               Value tile) {
   int64_t threads = kLanes * o.warps;
   auto loop = scf::ForOp::create(b, loc, threadId, c(rows * cols), c(threads));
@@ -245,17 +253,12 @@ void KernelBuilder::stageTile(Value src, ArrayRef<Value> lead, Value rowStart,
         Value x = memref::LoadOp::create(b, loc, src, at);
         if (rope) {
           FloatType f = b.getF32Type();
-          FloatType angleType = rope.getPrecision() == AnglePrecision::exact
-                                    ? b.getF64Type()
-                                    : b.getF32Type();
           RotaryPairIndex p = buildRotaryPairIndex(b, loc, d, rope.getLayout(),
                                                    rope.getRotaryDim());
           at.back() = p.partner;
           Value y = castFloat(b, loc, memref::LoadOp::create(b, loc, src, at), f);
-          Value pos = memref::LoadOp::create(b, loc, positions, row);
-          Value inv = memref::LoadOp::create(b, loc, invFreq, p.pair);
-          auto [cs, sn] = buildRotaryCosSin(b, loc, pos, inv, angleType, f,
-                                            rope.getEffectiveAttentionFactor());
+          Value cs = memref::LoadOp::create(b, loc, cosT, ValueRange{row, p.pair});
+          Value sn = memref::LoadOp::create(b, loc, sinT, ValueRange{row, p.pair});
           Value rot = buildRotatedElement(b, loc, castFloat(b, loc, x, f), y,
                                           cs, sn, p.isFirst);
           x = arith::SelectOp::create(b, loc, p.inRotary,
@@ -378,10 +381,17 @@ Value KernelBuilder::build() {
 
   // Host side: buffers, sizes, the grid.
   Value qBuf = toBuffer(q), kBuf = toBuffer(k), vBuf = toBuffer(v);
-  Value qPos = qRope ? toBuffer(op.getQPositions()) : Value();
-  Value kPos = kRope ? toBuffer(op.getKPositions()) : Value();
-  Value qInv = qRope ? invFreqBuffer(qRope) : Value();
-  Value kInv = kRope ? invFreqBuffer(kRope) : Value();
+  // RoPE angles: position-only cos/sin tables computed once (their own
+  // elementwise kernel), not per element of every staged tile.
+  Value qCos, qSin, kCos, kSin;
+  if (kRope)
+    std::tie(kCos, kSin) = rotaryTables(kRope, op.getKPositions());
+  if (qRope) {
+    if (qRope == kRope && op.getQPositions() == op.getKPositions())
+      std::tie(qCos, qSin) = std::make_pair(kCos, kSin);
+    else
+      std::tie(qCos, qSin) = rotaryTables(qRope, op.getQPositions());
+  }
   for (Value m : op.getModOperands())
     mods.push_back(isa<RankedTensorType>(m.getType()) ? toBuffer(m) : m);
 
@@ -473,7 +483,7 @@ Value KernelBuilder::build() {
     kvLead[n - 1] = arith::DivUIOp::create(b, loc, lead[n - 1], group);
 
   // Q: staged through the K tile, A fragments kept in registers.
-  stageTile(qBuf, lead, q0, sq, bm, d, qRope, qPos, qInv, kTile);
+  stageTile(qBuf, lead, q0, sq, bm, d, qRope, qCos, qSin, kTile);
   gpu::BarrierOp::create(b, loc);
   MLIRContext *ctx = b.getContext();
   AffineMap qMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::QueryA);
@@ -520,7 +530,7 @@ Value KernelBuilder::build() {
     SmallVector<Value> acc(iter.begin() + 4, iter.end());
     Value k0 = mul(keyLoop.getInductionVar(), c(bn));
 
-    stageTile(kBuf, kvLead, k0, sk, bn, d, kRope, kPos, kInv, kTile);
+    stageTile(kBuf, kvLead, k0, sk, bn, d, kRope, kCos, kSin, kTile);
     stageTile(vBuf, kvLead, k0, sk, bn, dv, RotaryAttr(), Value(), Value(),
               vTile);
     gpu::BarrierOp::create(b, loc);

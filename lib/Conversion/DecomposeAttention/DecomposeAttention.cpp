@@ -296,10 +296,9 @@ static Value padRows(OpBuilder &b, Location loc, Value tile, int64_t rows) {
 /// (buildRotaryCosSin's math). Position-only, not a rotated copy of K: built
 /// once per call so that the K prologue, which every query tile repeats,
 /// is multiplies only.
-static std::pair<Value, Value> buildRotaryTables(OpBuilder &b, Location loc,
-                                                 RotaryAttr rope,
-                                                 Value positions,
-                                                 Value invFreq, FloatType c) {
+static std::pair<Value, Value> rotaryTables(OpBuilder &b, Location loc,
+                                            RotaryAttr rope, Value positions,
+                                            Value invFreq, FloatType c) {
   MLIRContext *ctx = b.getContext();
   int64_t half = rope.getRotaryDim() / 2;
   FloatType angleType = cast<FloatType>(
@@ -572,13 +571,13 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     // built once here instead of recomputing them for every query tile.
     Value qCos, qSin, kCos, kSin;
     if (vectorLayout && kRope)
-      std::tie(kCos, kSin) = buildRotaryTables(
+      std::tie(kCos, kSin) = rotaryTables(
           rewriter, loc, kRope, op.getKPositions(), kInvFreq, c);
     if (vectorLayout && qRope) {
       if (qRope == kRope && op.getQPositions() == op.getKPositions())
         std::tie(qCos, qSin) = std::make_pair(kCos, kSin);
       else
-        std::tie(qCos, qSin) = buildRotaryTables(
+        std::tie(qCos, qSin) = rotaryTables(
             rewriter, loc, qRope, op.getQPositions(), qInvFreq, c);
     }
 
@@ -1578,4 +1577,11 @@ Value posenc::buildRotaryInvFreqConstant(OpBuilder &b, Location loc,
                                           rope.getRotaryDim(),
                                           rope.getScaling()),
                        angleType);
+}
+
+std::pair<Value, Value> posenc::buildRotaryTables(OpBuilder &b, Location loc,
+                                                  RotaryAttr rope,
+                                                  Value positions,
+                                                  Value invFreq, FloatType c) {
+  return rotaryTables(b, loc, rope, positions, invFreq, c);
 }

@@ -94,7 +94,7 @@
 // RUN:   | FileCheck %s --check-prefix=TC90
 // RUN: rm -rf %t.tc.ptx && mkdir -p %t.tc.ptx
 // RUN: %python %S/Inputs/gpu_objects.py extract %t.tc.sm80.mlir %t.tc.ptx
-// RUN: ptxas -arch=sm_80 -v %t.tc.ptx/llama_f16_kernel.ptx -o %t.tc.cubin 2>&1 \
+// RUN: ptxas -arch=sm_80 -v %t.tc.ptx/llama_f16_kernel_0.ptx -o %t.tc.cubin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPILL
 // RUN: ptxas -arch=sm_80 -v %t.tc.ptx/alibi_bf16_kernel.ptx -o %t.tc.cubin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPILL
@@ -106,10 +106,10 @@
 // RUN: ptxas -arch=sm_80 -v %t.fused.ptx/attention_rank5_kernel.ptx -o %t.fused.cubin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPILL
 
-// TC80-DAG: llama_f16_kernel: ptxas -arch=sm_80 ok, cubin ELF machine 190 (EM_CUDA) sm_80
+// TC80-DAG: llama_f16_kernel_0: ptxas -arch=sm_80 ok, cubin ELF machine 190 (EM_CUDA) sm_80
 // TC80-DAG: alibi_bf16_kernel: ptxas -arch=sm_80 ok
 // TC80-NOT: FAILED
-// TC90-DAG: llama_f16_kernel: ptxas -arch=sm_90 ok, cubin ELF machine 190 (EM_CUDA) sm_90
+// TC90-DAG: llama_f16_kernel_0: ptxas -arch=sm_90 ok, cubin ELF machine 190 (EM_CUDA) sm_90
 // TC90-DAG: alibi_bf16_kernel: ptxas -arch=sm_90 ok
 // TC90-NOT: FAILED
 // SPILL: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

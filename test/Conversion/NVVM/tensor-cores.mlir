@@ -36,10 +36,15 @@
 // TC-NOT:     posenc.fused_attention %
 // TC-NOT:     tensor<{{.*}}?x?xf32>
 // TC:         bufferization.to_buffer %arg0
+// RoPE angles: position-only [S x R/2] cos/sin tables, once, outside the kernel.
+// TC:         linalg.generic {{.*}} ins(%arg3, %{{.*}} : tensor<?xi32>, tensor<64xf32>) outs(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<?x64xf32>)
+// TC:           math.cos
+// TC:         %[[COS:.*]] = bufferization.to_buffer %{{.*}}#0 read_only : tensor<?x64xf32> to memref<?x64xf32>
 // TC:         memref.alloc({{.*}}) {alignment = 64 : i64} : memref<1x8x?x128xf16>
 // TC:         gpu.launch blocks({{.*}}) in ({{.*}} = %{{.*}}, {{.*}} = %{{.*}}, {{.*}} = %{{.*}}) threads({{.*}}) in ({{.*}} = %c128
 // TC:           memref.get_global @__posenc_tc_k_tile
-// TC:           math.cos
+// TC-NOT:       math.cos
+// TC:           memref.load %[[COS]][%{{.*}}, %{{.*}}] : memref<?x64xf32>
 // TC:           gpu.barrier
 // TC:           nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false} : memref<64x136xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // TC:           scf.for
@@ -64,7 +69,10 @@ func.func @llama_f16(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>,
   return %o : tensor<1x8x?x128xf16>
 }
 
+// Two kernels: the cos/sin tables (elementwise), then attention.
 // PTX-LABEL: gpu.binary @llama_f16_kernel
+// PTX-NOT: mma.sync
+// PTX-LABEL: gpu.binary @llama_f16_kernel_0
 // PTX-SAME: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16

@@ -16,6 +16,16 @@ mlir::Value buildRotaryInvFreqConstant(mlir::OpBuilder &b, mlir::Location loc,
                                        RotaryAttr rope,
                                        mlir::FloatType angleType);
 
+/// cos and sin of the RoPE angles of every position in `positions`
+/// (tensor<S x iN>), as two tensor<S x R/2 x c> with the attention factor
+/// applied (buildRotaryCosSin's math), from `invFreq`
+/// (buildRotaryInvFreqConstant). Position-only tables: a tile prologue reads
+/// them instead of evaluating cos and sin for every tile it rotates.
+std::pair<mlir::Value, mlir::Value>
+buildRotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
+                  mlir::Value positions, mlir::Value invFreq,
+                  mlir::FloatType c);
+
 /// Run-time checks (cf.assert with the op's message) of the sizes of `op`
 /// that its verifier could only check as compatible (dynamic dims): lead
 /// dims, D, the key/value sequence and head dims, the positions' lengths.
