@@ -35,6 +35,7 @@ posenc = pytest.importorskip("posenc")
 from posenc import PosencError  # noqa: E402
 from posenc import builders  # noqa: E402
 from posenc import reference as ref  # noqa: E402
+from posenc_testutil import assert_close, elem_tolerance, from_elem, to_elem  # noqa: E402
 
 SEED = 20240917
 
@@ -45,7 +46,6 @@ PIPELINES = {
              "attention-query-tile=8 attention-key-tile=16})",
 }
 
-NP_FLOAT = {"f32": np.float32, "f16": np.float16, "f64": np.float64}
 NP_INT = {"i32": np.int32, "i64": np.int64}
 
 
@@ -57,43 +57,6 @@ def draw(case):
 
 def choice(rng, options):
     return options[int(rng.integers(len(options)))]
-
-
-def to_elem(values, dtype):
-    """(array to pass, float64 copy of the rounded values for the reference)."""
-    if dtype == "bf16":
-        bits = posenc.to_bf16_bits(np.asarray(values, np.float32))
-        return bits, posenc.from_bf16_bits(bits).astype(np.float64)
-    array = np.asarray(values).astype(NP_FLOAT[dtype])
-    return array, array.astype(np.float64)
-
-
-def from_elem(values, dtype):
-    if dtype == "bf16":
-        return posenc.from_bf16_bits(values).astype(np.float64)
-    return np.asarray(values, np.float64)
-
-
-def elem_tolerance(dtype, magnitude=1.0):
-    if dtype == "f16":
-        return 2e-3 * magnitude, 2e-3
-    if dtype == "bf16":
-        return 1.6e-2 * magnitude, 1.6e-2
-    return None
-
-
-def assert_close(got, want, atol, rtol, what):
-    got = np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert np.all(np.isfinite(got)), f"{what}: non-finite values in the result"
-    err = np.abs(got - want)
-    bound = atol + rtol * np.abs(want)
-    if not np.all(err <= bound):
-        worst = np.unravel_index(np.argmax(err - bound), err.shape)
-        pytest.fail(f"{what}: max error {err.max():.3e} exceeds atol={atol:.3g} "
-                    f"rtol={rtol:.3g}; worst at {worst}: got {got[worst]!r}, "
-                    f"want {want[worst]!r}")
 
 
 _pipeline_usable = {}

@@ -16,14 +16,14 @@ the C++. Tolerances are stated per case and derived from the arithmetic:
   rounded inputs; the tolerance is the result type's rounding (2^-10, 2^-7
   relative) times the magnitude of the values.
 """
-import math
-import os
 
 import numpy as np
 import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
+from posenc_testutil import NP_ELEM, assert_close, from_elem, to_elem  # noqa: E402
+from posenc_testutil import elem_tolerance as _elem_tolerance  # noqa: E402
 
 # Every case runs through both CPU paths: the materializing reference
 # lowering and the fused flash-style path (the pipeline's default).
@@ -58,46 +58,9 @@ def ttype(shape, elem):
     return f"tensor<{dims}x{elem}>" if dims else f"tensor<{elem}>"
 
 
-NP_ELEM = {"f32": np.float32, "f16": np.float16, "f64": np.float64,
-           "i32": np.int32, "i64": np.int64}
-
-
-def to_elem(a, elem):
-    """Rounds a float64 array to `elem`; returns (array to pass, float64 view
-    of the rounded values for the reference)."""
-    if elem == "bf16":
-        bits = posenc.to_bf16_bits(np.asarray(a, np.float32))
-        return bits, posenc.from_bf16_bits(bits).astype(np.float64)
-    arr = np.asarray(a).astype(NP_ELEM[elem])
-    return arr, arr.astype(np.float64)
-
-
-def from_elem(a, elem):
-    if elem == "bf16":
-        return posenc.from_bf16_bits(a).astype(np.float64)
-    return np.asarray(a).astype(np.float64)
-
-
-def assert_close(got, want, atol, rtol, what=""):
-    got = np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert np.all(np.isfinite(got)), f"{what}: non-finite values in the result"
-    err = np.abs(got - want)
-    bound = atol + rtol * np.abs(want)
-    worst = np.unravel_index(np.argmax(err - bound), err.shape)
-    assert np.all(err <= bound), (
-        f"{what}: max error {err.max():.3e} exceeds atol={atol:g} rtol={rtol:g}; "
-        f"worst at {worst}: got {got[worst]!r} want {want[worst]!r}")
-
-
 def elem_tolerance(elem, magnitude=1.0):
     """(atol, rtol) for comparing a result of type `elem`."""
-    if elem == "f16":
-        return 2e-3 * magnitude, 2e-3
-    if elem == "bf16":
-        return 1.6e-2 * magnitude, 1.6e-2
-    return F32_ATOL * magnitude, F32_RTOL
+    return _elem_tolerance(elem, magnitude, f32=(F32_ATOL * magnitude, F32_RTOL))
 
 
 # ---------------------------------------------------------------------------

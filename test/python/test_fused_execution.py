@@ -20,6 +20,7 @@ import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
+from posenc_testutil import assert_close as _assert_close  # noqa: E402
 
 ATOL, RTOL = 2e-5, 2e-4
 FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
@@ -34,14 +35,7 @@ def ttype(shape, elem="f32"):
 
 
 def assert_close(got, want, what, atol=ATOL, rtol=RTOL):
-    got = np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    assert np.all(np.isfinite(got)), f"{what}: non-finite values"
-    err = np.abs(got - want)
-    bound = atol + rtol * np.abs(want)
-    assert np.all(err <= bound), (
-        f"{what}: max error {err.max():.3e} (atol={atol:g} rtol={rtol:g})")
+    _assert_close(got, want, atol, rtol, what)
 
 
 def run_paths(ir, args, want, pipelines=(FUSED, FUSED_SMALL_TILES)):

@@ -19,6 +19,7 @@ import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
+from posenc_testutil import from_elem, to_elem  # noqa: E402
 
 SEED = 20261129
 CASES = 12
@@ -69,22 +70,15 @@ def inputs(c, case):
     rng = np.random.default_rng(SEED + 1000 + case)
     shapes = [(1, c["hq"], c["sq"], c["D"]), (1, c["hkv"], c["sk"], c["D"]),
               (1, c["hkv"], c["sk"], c["Dv"])]
-    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    if c["dt"] == "bf16":
-        args = [posenc.to_bf16_bits(a) for a in arrays]
-        exact = [posenc.from_bf16_bits(a).astype(np.float64) for a in args]
-    else:
-        args = [a.astype(np.float16) for a in arrays]
-        exact = [a.astype(np.float64) for a in args]
+    args, exact = zip(*(to_elem(rng.standard_normal(s), c["dt"]) for s in shapes))
+    args, exact = list(args), list(exact)
     if c["enc"] == "rope":
         args.append(np.arange(c["sq"], dtype=np.int32) * 5)
     return args, exact
 
 
 def round_to(x, dt):
-    if dt == "bf16":
-        return posenc.from_bf16_bits(posenc.to_bf16_bits(x.astype(np.float32))).astype(np.float64)
-    return x.astype(np.float16).astype(np.float64)
+    return to_elem(x, dt)[1]
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +91,7 @@ def emulated():
         assert "omp_get_num_threads" in f.lowered_ir, "the tensor-core kernel was not used"
         args, _ = inputs(c, case)
         out = f(*args)
-        results[case] = (posenc.from_bf16_bits(out) if c["dt"] == "bf16"
-                         else out).astype(np.float64)
+        results[case] = from_elem(out, c["dt"])
     return results
 
 

@@ -1,0 +1,54 @@
+"""Helpers the pytest files share: 16-bit element conversions and the
+element-wise closeness check (absolute + relative tolerance)."""
+import numpy as np
+
+import posenc
+
+#: numpy types of the element types posenc passes as numpy arrays directly
+#: (bf16 travels as uint16 bit patterns, see to_elem).
+NP_ELEM = {"f32": np.float32, "f16": np.float16, "f64": np.float64,
+           "i32": np.int32, "i64": np.int64}
+
+
+def to_elem(values, elem):
+    """Rounds `values` to `elem`; returns (array to pass, float64 copy of the
+    rounded values for the reference)."""
+    if elem == "bf16":
+        bits = posenc.to_bf16_bits(np.asarray(values, np.float32))
+        return bits, posenc.from_bf16_bits(bits).astype(np.float64)
+    array = np.asarray(values).astype(NP_ELEM[elem])
+    return array, array.astype(np.float64)
+
+
+def from_elem(values, elem):
+    """A result of type `elem` as float64."""
+    if elem == "bf16":
+        return posenc.from_bf16_bits(values).astype(np.float64)
+    return np.asarray(values).astype(np.float64)
+
+
+def elem_tolerance(elem, magnitude=1.0, f32=None):
+    """(atol, rtol) for a result stored as f16 / bf16: the result type's
+    rounding (2^-11, 2^-8 relative) dominates; `f32` for other types."""
+    if elem == "f16":
+        return 2e-3 * magnitude, 2e-3
+    if elem == "bf16":
+        return 1.6e-2 * magnitude, 1.6e-2
+    return f32
+
+
+def assert_close(got, want, atol, rtol, what=""):
+    """|got - want| <= atol + rtol |want| everywhere, finite, same shape; the
+    message names the worst element."""
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    assert np.all(np.isfinite(got)), f"{what}: non-finite values in the result"
+    err = np.abs(got - want)
+    bound = atol + rtol * np.abs(want)
+    if err.size == 0:
+        return
+    worst = np.unravel_index(np.argmax(err - bound), err.shape)
+    assert np.all(err <= bound), (
+        f"{what}: max error {err.max():.3e} exceeds atol={np.max(atol):.3g} "
+        f"rtol={rtol:.3g}; worst at {worst}: got {got[worst]!r}, want {want[worst]!r}")
