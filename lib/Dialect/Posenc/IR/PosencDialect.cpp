@@ -14,6 +14,7 @@
 
 using namespace mlir;
 using namespace posenc;
+using posenc::detail::formatNumber;
 
 #include "posenc/Dialect/Posenc/IR/PosencDialect.cpp.inc"
 #include "posenc/Dialect/Posenc/IR/PosencEnums.cpp.inc"
@@ -237,10 +238,7 @@ void RopeScalingAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
-/// Formats `v` as the shortest decimal that reads back as `v` ("1", "0.5",
-/// "500000", "inf", "nan"), so diagnostics show the value as it was written
-/// rather than "1.000000e+00".
-static std::string formatNumber(double v) {
+std::string posenc::detail::formatNumber(double v) {
   char buf[32];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buf, sizeof(buf), "%.*g", precision, v);

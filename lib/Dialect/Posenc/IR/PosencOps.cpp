@@ -22,18 +22,7 @@ static std::string dimToString(int64_t size) {
   return ShapedType::isDynamic(size) ? std::string("?") : std::to_string(size);
 }
 
-/// Formats `v` as the shortest decimal that reads back as `v` ("1", "0.5",
-/// "500000", "inf", "nan"), so diagnostics show the value as it was written
-/// rather than "1.000000e+00".
-static std::string formatNumber(double v) {
-  char buf[32];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof(buf), "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v)
-      break;
-  }
-  return buf;
-}
+using posenc::detail::formatNumber;
 
 /// Whether two dim sizes may be equal at run time.
 static bool dimsCompatible(int64_t a, int64_t b) {
