@@ -408,18 +408,7 @@ static std::optional<ShawKeyTerm> matchShawKeyTerm(FusedAttentionOp op) {
     return std::nullopt;
   MLIRContext *ctx = op.getContext();
   int64_t loops = n + 3;
-  SmallVector<AffineExpr> qe, oe;
-  for (int64_t d = 0; d < n; ++d) {
-    qe.push_back(getAffineDimExpr(d, ctx));
-    oe.push_back(getAffineDimExpr(d, ctx));
-  }
-  AffineExpr ie = getAffineDimExpr(n, ctx), re = getAffineDimExpr(n + 1, ctx),
-             de = getAffineDimExpr(n + 2, ctx);
-  qe.append({ie, de});
-  oe.append({ie, re});
-  SmallVector<AffineMap> want = {AffineMap::get(loops, 0, qe, ctx),
-                                 AffineMap::get(loops, 0, {re, de}, ctx),
-                                 AffineMap::get(loops, 0, oe, ctx)};
+  SmallVector<AffineMap, 3> want = shawKeyTermIndexingMaps(ctx, n);
   if (gen.getIndexingMapsArray() != ArrayRef<AffineMap>(want))
     return std::nullopt;
   SmallVector<utils::IteratorType> its = gen.getIteratorTypesArray();

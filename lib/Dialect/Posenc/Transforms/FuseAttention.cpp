@@ -319,25 +319,13 @@ struct RelPosAttentionToFused : OpRewritePattern<RelPosAttentionOp> {
     Value zero = arith::ConstantOp::create(rewriter, loc, f,
                                            rewriter.getFloatAttr(f, 0.0));
     qrInit = linalg::FillOp::create(rewriter, loc, zero, qrInit).getResult(0);
-    int64_t loops = n + 3; // lead..., i, r, d
-    SmallVector<AffineExpr> qe, oe;
-    for (int64_t d = 0; d < n; ++d) {
-      qe.push_back(getAffineDimExpr(d, ctx));
-      oe.push_back(getAffineDimExpr(d, ctx));
-    }
-    AffineExpr i = getAffineDimExpr(n, ctx), r = getAffineDimExpr(n + 1, ctx),
-               d = getAffineDimExpr(n + 2, ctx);
-    qe.append({i, d});
-    oe.append({i, r});
     SmallVector<utils::IteratorType> its(n + 2, utils::IteratorType::parallel);
     its.push_back(utils::IteratorType::reduction);
     Value qr =
         linalg::GenericOp::create(
             rewriter, loc, qrInit.getType(), ValueRange{q, relKey},
             ValueRange{qrInit},
-            ArrayRef<AffineMap>{AffineMap::get(loops, 0, qe, ctx),
-                                AffineMap::get(loops, 0, {r, d}, ctx),
-                                AffineMap::get(loops, 0, oe, ctx)},
+            shawKeyTermIndexingMaps(ctx, n),
             its,
             [&](OpBuilder &b, Location loc, ValueRange args) {
               Value prod =
