@@ -80,6 +80,24 @@ def _has_nvidia_gpu():
     return out.returncode == 0 and "GPU" in out.stdout
 
 
-# Execution tests on an NVIDIA GPU (test/Integration/GPU) need one.
+def _has_compute_capability_9_0():
+    """Whether a GPU of compute capability 9.0 (Hopper: what sm_90a cubins,
+    wgmma, run on) is present, as nvidia-smi reports it."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    import subprocess
+    try:
+        out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return out.returncode == 0 and "9.0" in out.stdout.split()
+
+
+# Execution tests on an NVIDIA GPU (test/Integration/GPU) need one; the
+# warpgroup-MMA (sm_90a) ones a Hopper GPU.
 if _has_nvidia_gpu():
     config.available_features.add("cuda-gpu")
+    if _has_compute_capability_9_0():
+        config.available_features.add("cuda-sm90")

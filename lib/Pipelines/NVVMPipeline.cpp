@@ -506,8 +506,12 @@ void posenc::buildPosencToNVVMPipeline(
     pm.addPass(createPosencFuseAttentionPass());
     // f16/bf16 attention: one tensor-core kernel, built on tensors; what it
     // does not take (f32, rel_value, ...) goes on to the decomposition.
-    if (options.tensorCores)
-      pm.addPass(createPosencGpuTensorCoreAttentionPass());
+    if (options.tensorCores) {
+      PosencGpuTensorCoreAttentionPassOptions tensorCoreOptions;
+      tensorCoreOptions.warpgroupMma =
+          options.warpgroupMma && options.chip == "sm_90a";
+      pm.addPass(createPosencGpuTensorCoreAttentionPass(tensorCoreOptions));
+    }
     PosencDecomposeAttentionPassOptions decomposeOptions;
     decomposeOptions.queryTile = options.queryTile;
     decomposeOptions.keyTile = options.keyTile;

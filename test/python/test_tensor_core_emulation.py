@@ -6,6 +6,11 @@ tiles (1, 7, 63, 64, 65, 100, 129), Sq < Sk, Sq > Sk (rows with no visible
 key: zeros), causal or not, RoPE (both layouts, positions 0, 5, 10, ...),
 ALiBi.
 
+Each case runs on both kernels: mma.sync (sm_80+) and warpgroup MMA
+(warpgroup-mma=1, what --posenc-to-nvvm builds for sm_90a; wgmma reads its
+shared-memory operands through matrix descriptors, which the emulation
+decodes).
+
 The emulated kernel sets its OpenMP team to one thread per GPU thread (128)
 itself.
 
@@ -26,6 +31,15 @@ CASES = 12
 PIPELINE = ("builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention,"
             " posenc-gpu-emulate-tensor-cores, posenc-cpu-pipeline)")
 UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8}
+KERNELS = {"mma-sync": "", "wgmma": "{warpgroup-mma=1}"}
+# In the lowered IR (as the bytes of an assert message) only when a wgmma
+# was emulated.
+WGMMA_MARK = ", ".join(str(c) for c in b"a wgmma operand element lies outside")
+
+
+def pipeline_for(options):
+    return PIPELINE.replace("posenc-gpu-tensor-core-attention,",
+                            f"posenc-gpu-tensor-core-attention{options},")
 
 
 def draw(case):
@@ -81,14 +95,15 @@ def round_to(x, dt):
     return to_elem(x, dt)[1]
 
 
-@pytest.fixture(scope="module")
-def emulated():
-    """Every case compiled and run once: {case: float64 result}."""
+@pytest.fixture(scope="module", params=sorted(KERNELS))
+def emulated(request):
+    """Every case compiled and run once per kernel: {case: float64 result}."""
     results = {}
     for case in range(CASES):
         c = draw(case)
-        f = posenc.compile(program(c), pipeline=PIPELINE)
+        f = posenc.compile(program(c), pipeline=pipeline_for(KERNELS[request.param]))
         assert "omp_get_num_threads" in f.lowered_ir, "the tensor-core kernel was not used"
+        assert (WGMMA_MARK in f.lowered_ir) == (request.param == "wgmma")
         args, _ = inputs(c, case)
         out = f(*args)
         results[case] = from_elem(out, c["dt"])
@@ -125,20 +140,22 @@ def test_tensor_core_kernel_matches_reference(emulated, case):
 
 
 @pytest.mark.parametrize("options", ["warps=1 key-tile=16", "warps=2 key-tile=32",
-                                     "warps=8 key-tile=128"])
+                                     "warps=8 key-tile=128",
+                                     "warpgroup-mma=1 key-tile=16",
+                                     "warpgroup-mma=1 key-tile=48",
+                                     "warpgroup-mma=1 key-tile=192"])
 @pytest.mark.parametrize("causal", [False, True])
 def test_tensor_core_kernel_shapes(options, causal):
-    """Other block shapes (16 * warps query rows, key tiles of 16-128 rows) on
-    77 rows: partial tiles of every size."""
+    """Other block shapes (16 * warps query rows, key tiles of 16-128 rows;
+    wgmma: N = key tile of 16-192) on 77 rows: partial tiles of every size."""
     t = "tensor<1x2x77x32xf16>"
     attr = " {causal}" if causal else ""
     ir = (f"func.func @f(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
           f"  %o = posenc.attention %q, %k, %v{attr} : {t}, {t}, {t} -> {t}\n"
           f"  return %o : {t}\n}}")
-    pipeline = PIPELINE.replace("posenc-gpu-tensor-core-attention,",
-                                f"posenc-gpu-tensor-core-attention{{{options}}},")
-    f = posenc.compile(ir, pipeline=pipeline)
+    f = posenc.compile(ir, pipeline=pipeline_for(f"{{{options}}}"))
     assert "omp_get_num_threads" in f.lowered_ir
+    assert (WGMMA_MARK in f.lowered_ir) == ("warpgroup-mma" in options)
     rng = np.random.default_rng(SEED + 7)
     q, k, v = [rng.standard_normal((1, 2, 77, 32)).astype(np.float16) for _ in range(3)]
     q64, k64, v64 = (x.astype(np.float64) for x in (q, k, v))

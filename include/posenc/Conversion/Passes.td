@@ -196,6 +196,16 @@ def PosencGpuTensorCoreAttentionPass
       V's fragments by `ldmatrix` transposed;
     * `O / l` rounded to the element type and stored from the fragments.
 
+    With `warpgroup-mma` (sm_90a only; `--posenc-to-nvvm` sets it for
+    `chip=sm_90a`) the block is one warpgroup (warps must be 4) and both
+    products are `nvvm.wgmma.mma_async` m64nNk16 on operands in shared
+    memory: Q [64 x D], K [key-tile x D], V^T [Dv x key-tile] and P
+    [64 x key-tile] (over K's bytes) in one workgroup window, each in the
+    no-swizzle K-major core-matrix layout, read through matrix descriptors;
+    stores to the window are followed by `nvvm.fence.proxy` (async.shared)
+    and a barrier; each batch is `wgmma.fence`, the wgmmas, `commit_group`,
+    `wait_group 0`. A window over 48 KiB falls back to mma.sync.
+
     Nothing of size Sq x Sk exists; rows whose scores are all masked give
     zeros. Other `posenc.fused_attention` ops are left unchanged for the
     FMA kernel (`--posenc-decompose-attention`,
@@ -205,7 +215,10 @@ def PosencGpuTensorCoreAttentionPass
     Option<"warps", "warps", "int64_t", /*default=*/"4",
            "Warps per block (16 query rows each)">,
     Option<"keyTile", "key-tile", "int64_t", /*default=*/"64",
-           "Key/value rows per shared-memory tile (a multiple of 16)">
+           "Key/value rows per shared-memory tile (a multiple of 16)">,
+    Option<"warpgroupMma", "warpgroup-mma", "bool", /*default=*/"false",
+           "Warpgroup MMA (wgmma.mma_async, sm_90a only) instead of "
+           "mma.sync: one warpgroup (warps must be 4) per block">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -242,9 +255,20 @@ def PosencGpuEmulateTensorCoresPass
     rows 2(l%4), 2(l%4)+1 of column l/4); `nvgpu.mma.sync` and
     `nvvm.mma.sync` m16n8k16 (fragments placed by upstream's
     `nvgpu::getLaneIdAndValueIdToOperandCoord`, products summed in f32);
-    `gpu.barrier`. Workgroup tiles become buffers shared by a block's
-    threads. The kernel's own addressing, masks, online softmax and
-    prologues run unchanged, which is what the emulation checks.
+    `gpu.barrier`; `nvvm.wgmma.mma_async` (f16/bf16 m64nNk16, f32
+    accumulator, K-major A and B): each thread computes its accumulator
+    elements (PTX: value i of lane l of warp w of the warpgroup at row 16w
+    + l/4 + 8((i/2)%2), column 8(i/4) + 2(l%4) + i%2) from operands read
+    through the decoded matrix descriptors (start address, leading and
+    stride byte offsets; element (r, k) at start + (r/8) SBO + (k/8) LBO +
+    16 (r%8) + 2 (k%8)); swizzled descriptors fail a run-time check, other
+    wgmma forms are rejected; `wgmma.fence`, `commit_group`, `wait_group`
+    and `fence.proxy` emulate as nothing (the emulated wgmma is
+    synchronous). Workgroup tiles become buffers shared by a block's
+    threads; the kernel's address of a workgroup global (at most one per
+    kernel, the wgmma window) is the stand-in 1024. The kernel's own
+    addressing, masks, online softmax and prologues run unchanged, which is
+    what the emulation checks.
   }];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -84,6 +84,14 @@ struct PosencNVVMPipelineOptions
                      "accumulation, sm_80+); false: the FMA kernel for every "
                      "element type"),
       llvm::cl::init(true)};
+  Option<bool> warpgroupMma{
+      *this, "warpgroup-mma",
+      llvm::cl::desc("With tensor-cores on chip sm_90a: warpgroup MMA "
+                     "(wgmma.mma_async, one warpgroup of 64 query rows per "
+                     "block, operands in shared memory) instead of mma.sync. "
+                     "Other chips have no wgmma (sm_90 without the `a` is "
+                     "the portable target) and ignore it"),
+      llvm::cl::init(true)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to host code in the LLVM

@@ -25,7 +25,25 @@
 //    B fragment elements at the coordinates upstream's
 //    nvgpu::getLaneIdAndValueIdToOperandCoord gives them, barrier, computes
 //    its D elements (C + A B over k in f32) at its C coordinates, barrier.
-// Workgroup tiles become buffers shared by the threads of a block.
+//  - nvvm.wgmma.mma_async m64nNk16 (f16/bf16, f32 accumulator, A and B
+//    K-major in shared memory): each thread computes its accumulator
+//    elements, value i of warp w (of its warpgroup), lane l at row
+//    16w + l/4 + 8((i/2)%2), column 8(i/4) + 2(l%4) + i%2 (PTX ISA, "Matrix
+//    Fragments for wgmma.mma_async.m64nNk16"), as C + sum over k < 16 of
+//    A(row, k) B(col, k), the operands read through their matrix
+//    descriptors: start address, leading byte offset (between core
+//    matrices adjacent in K) and stride byte offset (adjacent in M/N), each
+//    stored >> 4 in bits 0-13, 16-29 and 32-45; element (r, k) of a
+//    no-swizzle K-major operand at start + (r/8) SBO + (k/8) LBO + (r%8) 16
+//    + (k%8) 2 bytes (PTX ISA, "Matrix Descriptor Format" and "Shared
+//    Memory Matrix Layout"); swizzled or transposed operands are rejected;
+//    wgmma.fence, commit_group, wait_group and fence.proxy are no-ops here
+//    (the emulated wgmma is synchronous).
+// Workgroup tiles become buffers shared by the threads of a block. The
+// shared-memory address of a workgroup global
+// (memref.extract_aligned_pointer_as_index, from which descriptors are
+// built) is a fixed stand-in, kWindowAddress, at which the emulated
+// wgmma finds the global's buffer; one global per kernel may be addressed.
 //
 // The emulated semantics of the collectives are written from the PTX ISA
 // and upstream's layouts, independently of the kernel's own addressing
@@ -63,6 +81,9 @@ using namespace posenc;
 namespace {
 
 constexpr int64_t kLanes = 32;
+/// Where the emulation places the one addressed workgroup global in the
+/// "shared window" (16-byte aligned, like any wgmma operand).
+constexpr int64_t kWindowAddress = 1024;
 
 class Emulator {
 public:
@@ -88,6 +109,7 @@ private:
   Value shuffleXor(gpu::ShuffleOp op);
   Value ldmatrix(nvgpu::LdMatrixOp op);
   Value mma(Value a, Value bFrag, Value acc);
+  FailureOr<Value> warpgroupMma(NVVM::WgmmaMmaAsyncOp op);
 
   gpu::LaunchOp launch;
   OpBuilder b;
@@ -96,6 +118,9 @@ private:
   int64_t threads = 0;
   Value tid, lane, warp, warpBase;
   Value rowSlots, colSlots, shuffleSlots, aBuf, bBuf;
+  /// The addressed global's buffer (bytes) and its size.
+  Value window;
+  int64_t windowBytes = 0;
 };
 
 } // namespace
@@ -215,6 +240,113 @@ Value Emulator::mma(Value a, Value bFrag, Value acc) {
                                         d);
 }
 
+FailureOr<Value> Emulator::warpgroupMma(NVVM::WgmmaMmaAsyncOp op) {
+  NVVM::WGMMATypes type = op.getTypeA();
+  if ((type != NVVM::WGMMATypes::f16 && type != NVVM::WGMMATypes::bf16) ||
+      op.getTypeB() != type || op.getTypeD() != NVVM::WGMMATypes::f32 ||
+      op.getShape().getM() != 64 || op.getShape().getK() != 16 ||
+      op.getLayoutA() != NVVM::MMALayout::row ||
+      op.getLayoutB() != NVVM::MMALayout::col ||
+      op.getScaleA() != NVVM::WGMMAScaleIn::one ||
+      op.getScaleB() != NVVM::WGMMAScaleIn::one)
+    return op.emitError("posenc-gpu-emulate-tensor-cores: only f16/bf16 "
+                        "m64nNk16 wgmma with an f32 accumulator, K-major A "
+                        "and B (row, col) and unit scales is emulated");
+  if (!window)
+    return op.emitError("posenc-gpu-emulate-tensor-cores: wgmma descriptors "
+                        "must address a workgroup global of the kernel");
+  Type elem = type == NVVM::WGMMATypes::f16 ? Type(b.getF16Type())
+                                            : Type(b.getBF16Type());
+  Type i64 = b.getI64Type(), f32 = b.getF32Type();
+  Value elems =
+      memref::ViewOp::create(b, loc, MemRefType::get({windowBytes / 2}, elem),
+                             window, c(0), ValueRange{});
+  auto k64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v).getResult();
+  };
+  auto field = [&](Value desc, int64_t shift, int64_t bits) {
+    Value f = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, desc, k64(shift)),
+        k64((int64_t(1) << bits) - 1));
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), f).getResult();
+  };
+  struct Operand {
+    Value start, lbo, sbo;
+  };
+  auto decode = [&](Value desc) {
+    Value base = field(desc, 49, 3), swizzle = field(desc, 62, 2);
+    Value plain = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, c(0)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, swizzle, c(0)));
+    cf::AssertOp::create(b, loc, plain,
+                         "posenc-gpu-emulate-tensor-cores: only no-swizzle "
+                         "descriptors with base offset 0 are emulated");
+    auto bytes = [&](int64_t shift) {
+      return arith::MulIOp::create(b, loc, field(desc, shift, 14), c(16))
+          .getResult();
+    };
+    return Operand{bytes(0), bytes(16), bytes(32)};
+  };
+  Operand a = decode(op.getDescriptorA()), bo = decode(op.getDescriptorB());
+  // Element (r, k) of a K-major operand, loaded as f32.
+  auto load = [&](OpBuilder &lb, Location l, const Operand &x, Value r,
+                  Value k) {
+    auto mul = [&](Value u, Value v) {
+      return arith::MulIOp::create(lb, l, u, v).getResult();
+    };
+    auto cst = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(lb, l, v).getResult();
+    };
+    auto div = [&](Value u, int64_t v) {
+      return arith::DivUIOp::create(lb, l, u, cst(v)).getResult();
+    };
+    auto rem = [&](Value u, int64_t v) {
+      return arith::RemUIOp::create(lb, l, u, cst(v)).getResult();
+    };
+    Value addr = x.start;
+    for (Value term : {mul(div(r, 8), x.sbo), mul(div(k, 8), x.lbo),
+                       mul(rem(r, 8), cst(16)), mul(rem(k, 8), cst(2))})
+      addr = arith::AddIOp::create(lb, l, addr, term);
+    Value offset = arith::SubIOp::create(lb, l, addr, cst(kWindowAddress));
+    Value inside = arith::CmpIOp::create(lb, l, arith::CmpIPredicate::ult,
+                                         offset, cst(windowBytes - 1));
+    cf::AssertOp::create(lb, l, inside,
+                         "posenc-gpu-emulate-tensor-cores: a wgmma operand "
+                         "element lies outside the addressed global");
+    Value v = memref::LoadOp::create(lb, l, elems, div(offset, 2));
+    return castFloat(lb, l, v, f32);
+  };
+
+  int64_t n = op.getShape().getN();
+  Value acc = op.getInouts();
+  Value rowBase = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, warp, c(4)),
+                            c(16)),
+      arith::DivUIOp::create(b, loc, lane, c(4)));
+  Value colBase = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, c(4)), c(2));
+  Value result = LLVM::PoisonOp::create(b, loc, acc.getType());
+  for (int64_t i = 0; i < n / 2; ++i) {
+    Value row = arith::AddIOp::create(b, loc, rowBase, c(8 * (i / 2 % 2)));
+    Value col = arith::AddIOp::create(b, loc, colBase, c(8 * (i / 4) + i % 2));
+    Value init = op.getScaleD() == NVVM::WGMMAScaleOut::one
+                     ? Value(LLVM::ExtractValueOp::create(b, loc, acc, i))
+                     : floatConst(b, loc, f32, 0.0);
+    auto loop = scf::ForOp::create(
+        b, loc, c(0), c(16), c(1), ValueRange{init},
+        [&](OpBuilder &lb, Location l, Value k, ValueRange iter) {
+          Value x = load(lb, l, a, row, k), y = load(lb, l, bo, col, k);
+          Value sum = arith::AddFOp::create(lb, l, iter[0],
+                                            arith::MulFOp::create(lb, l, x, y));
+          scf::YieldOp::create(lb, l, sum);
+        });
+    result = LLVM::InsertValueOp::create(b, loc, result, loop.getResult(0), i);
+  }
+  return result;
+}
+
 LogicalResult Emulator::run() {
   std::optional<int64_t> blockX = getConstantIntValue(launch.getBlockSizeX());
   if (!blockX || *blockX % kLanes != 0 ||
@@ -238,6 +370,29 @@ LogicalResult Emulator::run() {
     MemRefType type = get.getType();
     tiles[get.getNameAttr().getAttr()] = memref::AllocOp::create(
         b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+  }
+  // The global whose address the kernel takes (for wgmma descriptors).
+  StringAttr addressed;
+  WalkResult walk =
+      launch.getBody().walk([&](memref::ExtractAlignedPointerAsIndexOp op) {
+        auto get = op.getSource().getDefiningOp<memref::GetGlobalOp>();
+        if (!get || (addressed && addressed != get.getNameAttr().getAttr())) {
+          op.emitError("posenc-gpu-emulate-tensor-cores: only the address "
+                       "of one workgroup global per kernel is emulated");
+          return WalkResult::interrupt();
+        }
+        addressed = get.getNameAttr().getAttr();
+        return WalkResult::advance();
+      });
+  if (walk.wasInterrupted())
+    return failure();
+  if (addressed) {
+    window = tiles.lookup(addressed);
+    auto type = cast<MemRefType>(window.getType());
+    if (type.getRank() != 1 || !type.getElementType().isInteger(8))
+      return launch.emitError("posenc-gpu-emulate-tensor-cores: the "
+                              "addressed workgroup global must be bytes");
+    windowBytes = type.getDimSize(0);
   }
   rowSlots = scratch({threads}, index);
   colSlots = scratch({threads}, index);
@@ -305,14 +460,42 @@ LogicalResult Emulator::run() {
   SmallVector<Operation *> toRewrite;
   par.getBody()->walk([&](Operation *op) {
     if (isa<memref::GetGlobalOp, gpu::BarrierOp, gpu::ShuffleOp,
-            nvgpu::LdMatrixOp, nvgpu::MmaSyncOp, NVVM::MmaOp>(op))
+            nvgpu::LdMatrixOp, nvgpu::MmaSyncOp, NVVM::MmaOp,
+            NVVM::WgmmaMmaAsyncOp, NVVM::WgmmaFenceAlignedOp,
+            NVVM::WgmmaGroupSyncAlignedOp, NVVM::WgmmaWaitGroupSyncOp,
+            NVVM::FenceProxyOp>(op))
       toRewrite.push_back(op);
   });
+  // Addresses first, while their sources are still the get_globals.
+  SmallVector<memref::ExtractAlignedPointerAsIndexOp> addresses;
+  par.getBody()->walk([&](memref::ExtractAlignedPointerAsIndexOp op) {
+    addresses.push_back(op);
+  });
+  for (memref::ExtractAlignedPointerAsIndexOp op : addresses) {
+    b.setInsertionPoint(op);
+    op.getResult().replaceAllUsesWith(c(kWindowAddress));
+    op->erase();
+  }
   for (Operation *op : toRewrite) {
     b.setInsertionPoint(op);
     if (auto get = dyn_cast<memref::GetGlobalOp>(op)) {
       Value tile = tiles.lookup(get.getNameAttr().getAttr());
-      // Users are memref.load/store and nvgpu.ldmatrix: rewritten in place.
+      // Users are memref.load/store and nvgpu.ldmatrix, rewritten in
+      // place, and memref.view, rebuilt on the tile (its type has no
+      // memory space).
+      for (Operation *user : llvm::make_early_inc_range(get->getUsers())) {
+        auto view = dyn_cast<memref::ViewOp>(user);
+        if (!view)
+          continue;
+        MemRefType type = view.getType();
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(view);
+        Value rebuilt = memref::ViewOp::create(
+            b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+            tile, view.getByteShift(), view.getSizes());
+        view.getResult().replaceAllUsesWith(rebuilt);
+        view->erase();
+      }
       get.getResult().replaceAllUsesWith(tile);
     } else if (isa<gpu::BarrierOp>(op)) {
       barrier();
@@ -324,6 +507,15 @@ LogicalResult Emulator::run() {
       shuffle.getShuffleResult().replaceAllUsesWith(r);
       shuffle.getValid().replaceAllUsesWith(
           arith::ConstantIntOp::create(b, loc, 1, 1).getResult());
+    } else if (auto wgmma = dyn_cast<NVVM::WgmmaMmaAsyncOp>(op)) {
+      FailureOr<Value> d = warpgroupMma(wgmma);
+      if (failed(d))
+        return failure();
+      wgmma.getResults().replaceAllUsesWith(*d);
+    } else if (isa<NVVM::WgmmaFenceAlignedOp, NVVM::WgmmaGroupSyncAlignedOp,
+                   NVVM::WgmmaWaitGroupSyncOp, NVVM::FenceProxyOp>(op)) {
+      // Ordering only: the emulated wgmma is synchronous, and the kernel's
+      // barriers order the threads' shared-memory accesses.
     } else if (auto ld = dyn_cast<nvgpu::LdMatrixOp>(op)) {
       ld.getResult().replaceAllUsesWith(ldmatrix(ld));
     } else if (auto m = dyn_cast<nvgpu::MmaSyncOp>(op)) {

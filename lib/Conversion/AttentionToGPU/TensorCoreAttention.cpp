@@ -31,6 +31,22 @@
 // them against ldmatrix's definition and upstream's
 // nvgpu::getLaneIdAndValueIdToOperandCoord.
 //
+// With warpgroup-mma (sm_90a), both products are wgmma.mma_async
+// m64nNk16 of one warpgroup (the block's 4 warps, 64 query rows) on
+// operands in shared memory, read through matrix descriptors:
+//   Q [64 x D], K [Bn x D], P [64 x Bn] and V^T [Dv x Bn], each in the
+//   no-swizzle K-major layout (8 x 8 core matrices of 128 contiguous bytes;
+//   getWarpgroupOperandIndexMap), P over K's bytes once S is computed;
+//   S = Q K^T: D / 16 wgmma m64n{Bn}k16; O += P V: Bn / 16 wgmma
+//   m64n{Dv}k16 on the rescaled O registers. Generic-proxy stores to shared
+//   memory are followed by fence.proxy.async before the barrier that
+//   precedes a wgmma; every batch is wgmma.fence, the wgmmas, commit_group,
+//   wait_group 0. The accumulator layout of warp w of the warpgroup is the
+//   mma.sync C layout above, 16 w rows down and repeated over N / 8 column
+//   blocks (PTX ISA, "Matrix Fragments for wgmma.mma_async.m64nNk16"), so
+//   the softmax code is shared. P goes through shared memory because MLIR
+//   22's nvvm.wgmma.mma_async takes A only by descriptor.
+//
 // Why not upstream's vector-to-gpu (vector.contract -> nvgpu.mma.sync): it
 // converts matmul-shaped vector code, but an online softmax needs reductions
 // across the lanes of a fragment and per-element (i, j) for the score_mod
@@ -108,6 +124,18 @@ AffineMap posenc::getTensorCoreAccumulatorMap(MLIRContext *ctx) {
                         ctx);
 }
 
+AffineMap posenc::getWarpgroupOperandIndexMap(MLIRContext *ctx) {
+  AffineExpr row = getAffineDimExpr(0, ctx), col = getAffineDimExpr(1, ctx);
+  return AffineMap::get(
+      2, 0, {row.floorDiv(8), col.floorDiv(8), row % 8, col % 8}, ctx);
+}
+
+/// Shared-memory bytes of the warpgroup-MMA kernel: Q [64 x D], K [Bn x D]
+/// (P [64 x Bn] over it), V^T [Dv x Bn], 16-bit elements.
+static int64_t warpgroupTileBytes(int64_t d, int64_t dv, int64_t bn) {
+  return 2 * (64 * d + std::max(bn * d, 64 * bn) + dv * bn);
+}
+
 static int64_t staticDim(Value v, int64_t dim) {
   return cast<ShapedType>(v.getType()).getDimSize(dim);
 }
@@ -131,8 +159,12 @@ std::string posenc::whyNotTensorCores(FusedAttentionOp op,
     return "the rel_value term is not computed on tensor cores";
   if (o.warps < 1 || o.warps > 32 || o.keyTile < 16 || o.keyTile % 16 != 0)
     return "warps must be in [1, 32] and key-tile a positive multiple of 16";
+  if (o.warpgroupMma && (o.warps != 4 || o.keyTile > 256))
+    return "warpgroup MMA needs warps = 4 and key-tile at most 256";
   int64_t rowsK = std::max(16 * o.warps, o.keyTile);
-  int64_t bytes = (rowsK * (d + kRowPad) + o.keyTile * (dv + kRowPad)) * 2;
+  int64_t bytes =
+      o.warpgroupMma ? warpgroupTileBytes(d, dv, o.keyTile)
+                     : (rowsK * (d + kRowPad) + o.keyTile * (dv + kRowPad)) * 2;
   if (bytes > o.maxWorkgroupBytes)
     return "tiles need " + std::to_string(bytes) +
            " bytes of shared memory, above " +
@@ -189,12 +221,31 @@ private:
   Value toBuffer(Value tensor);
   /// Buffers of the [S x R/2] cos and sin tables of `rope` at `positions`.
   std::pair<Value, Value> rotaryTables(RotaryAttr rope, Value positions);
+  /// How a staged tile is stored: [rows][cols + pad] (ldmatrix), in the
+  /// wgmma K-major layout with rows on M/N, or transposed (V^T: cols on N).
+  enum class TileLayout { Padded, Warpgroup, WarpgroupTransposed };
   /// Stages rows [rowStart, rowStart + rows) of `src` (zeros past `seqLen`)
   /// into the shared `tile`, rotated with the `cosT`/`sinT` tables when
   /// `rope` is set.
   void stageTile(Value src, ArrayRef<Value> lead, Value rowStart, Value seqLen,
                  int64_t rows, int64_t cols, RotaryAttr rope, Value cosT,
-                 Value sinT, Value tile);
+                 Value sinT, Value tile,
+                 TileLayout layout = TileLayout::Padded);
+  /// Indices of element (row, col) of a wgmma operand buffer.
+  SmallVector<Value> warpgroupIndex(Value row, Value col);
+  /// Makes generic-proxy stores to shared memory visible to wgmma (the
+  /// async proxy), then a block barrier.
+  void fenceForWarpgroupMma();
+  /// The wgmma matrix descriptor of the K-major operand at byte `offset` of
+  /// the shared window, `cols` (K) columns wide.
+  Value descriptor(int64_t offset, int64_t cols);
+  /// acc += A B^T: one wgmma.mma_async m64n{n}k16 batch over `steps` k16
+  /// steps (fence, the wgmmas, commit, wait 0). A and B are K-major at byte
+  /// offsets `aOff` and `bOff`, `aCols` and `bCols` columns wide. `acc`
+  /// holds n / 8 accumulator vectors in the mma.sync C layout.
+  SmallVector<Value> warpgroupMma(int64_t aOff, int64_t aCols, int64_t bOff,
+                                  int64_t bCols, int64_t n, int64_t steps,
+                                  ArrayRef<Value> acc);
   Value ldmatrix(Value tile, Value row, Value col, int64_t tiles,
                  bool transpose);
   Value mma(Value a, Value bFrag, Value acc);
@@ -208,6 +259,8 @@ private:
 
   Type elemType;
   Value threadId, lane, warp;
+  /// wgmma: the address of the shared window, as i64.
+  Value windowAddr;
   /// score_mod operands inside the kernel: buffers for tensors.
   SmallVector<Value> mods;
 };
@@ -235,7 +288,7 @@ std::pair<Value, Value> KernelBuilder::rotaryTables(RotaryAttr rope,
 void KernelBuilder::stageTile(Value src, ArrayRef<Value> lead, Value rowStart,
                               Value seqLen, int64_t rows, int64_t cols,
                               RotaryAttr rope, Value cosT, Value sinT,
-                              Value tile) {
+                              Value tile, TileLayout layout) {
   int64_t threads = kLanes * o.warps;
   auto loop = scf::ForOp::create(b, loc, threadId, c(rows * cols), c(threads));
   OpBuilder::InsertionGuard guard(b);
@@ -269,7 +322,87 @@ void KernelBuilder::stageTile(Value src, ArrayRef<Value> lead, Value rowStart,
       [&](OpBuilder &, Location) {
         scf::YieldOp::create(b, loc, floatConst(b, loc, elemType, 0.0));
       });
-  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, ValueRange{r, d});
+  SmallVector<Value> at = {r, d};
+  if (layout == TileLayout::Warpgroup)
+    at = warpgroupIndex(r, d);
+  else if (layout == TileLayout::WarpgroupTransposed)
+    at = warpgroupIndex(d, r);
+  memref::StoreOp::create(b, loc, ifOp.getResult(0), tile, at);
+}
+
+SmallVector<Value> KernelBuilder::warpgroupIndex(Value row, Value col) {
+  AffineMap map = getWarpgroupOperandIndexMap(b.getContext());
+  SmallVector<Value> at;
+  for (unsigned i = 0; i < 4; ++i)
+    at.push_back(apply(map, i, {row, col}));
+  return at;
+}
+
+void KernelBuilder::fenceForWarpgroupMma() {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
+  gpu::BarrierOp::create(b, loc);
+}
+
+Value KernelBuilder::descriptor(int64_t offset, int64_t cols) {
+  // PTX ISA, "Matrix Descriptor Format": bits 0-13 start address >> 4,
+  // 16-29 leading byte offset >> 4 (K-adjacent core matrices: 128 bytes),
+  // 32-45 stride byte offset >> 4 (M/N-adjacent: (cols / 8) * 128 bytes),
+  // base offset 0, swizzle mode (bits 62-63) 0 = none.
+  Type i64 = b.getI64Type();
+  auto k = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+  Value addr = arith::AddIOp::create(b, loc, windowAddr, k(offset));
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, addr, k(4)), k(0x3FFF));
+  int64_t lbo = 128, sbo = cols / 8 * 128;
+  int64_t fixed = ((lbo >> 4) << 16) | ((sbo >> 4) << 32);
+  return arith::OrIOp::create(b, loc, start, k(fixed));
+}
+
+SmallVector<Value> KernelBuilder::warpgroupMma(int64_t aOff, int64_t aCols,
+                                               int64_t bOff, int64_t bCols,
+                                               int64_t n, int64_t steps,
+                                               ArrayRef<Value> acc) {
+  MLIRContext *ctx = b.getContext();
+  Type f = b.getF32Type();
+  auto structType =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f));
+  // Value i of the struct is element (i / 2 % 2, i % 2) of block i / 4.
+  Value d = LLVM::PoisonOp::create(b, loc, structType);
+  for (int64_t i = 0; i < n / 2; ++i) {
+    Value e = vector::ExtractOp::create(b, loc, acc[i / 4],
+                                        ArrayRef<int64_t>{i / 2 % 2, i % 2});
+    d = LLVM::InsertValueOp::create(b, loc, d, e, i);
+  }
+  NVVM::WGMMATypes type =
+      elemType.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kk = 0; kk < steps; ++kk) {
+    // One k16 step is two core matrices along K: 256 bytes further.
+    Value descA = descriptor(aOff + 256 * kk, aCols);
+    Value descB = descriptor(bOff + 256 * kk, bCols);
+    d = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, structType, d, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, 16), type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col, NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> out;
+  auto accType = VectorType::get({2, 2}, f);
+  for (int64_t nb = 0; nb < n / 8; ++nb) {
+    SmallVector<Value> e;
+    for (int64_t j = 0; j < 4; ++j)
+      e.push_back(LLVM::ExtractValueOp::create(b, loc, d, 4 * nb + j));
+    out.push_back(vector::FromElementsOp::create(b, loc, accType, e));
+  }
+  return out;
 }
 
 Value KernelBuilder::ldmatrix(Value tile, Value row, Value col, int64_t tiles,
@@ -373,6 +506,10 @@ Value KernelBuilder::build() {
   int64_t dv = staticDim(v, rank - 1);
   int64_t bm = 16 * o.warps, bn = o.keyTile;
   int64_t threads = kLanes * o.warps;
+  bool wg = o.warpgroupMma;
+  // wgmma: byte offsets in the shared window (P over K).
+  int64_t qOff = 0, kOff = 2 * bm * d,
+          vOff = kOff + 2 * std::max(bn * d, bm * bn);
   bool causal = op.getCausal();
   double scale = op.getScaleOrDefault();
   RotaryAttr qRope = op.getQRopeAttr(), kRope = op.getKRopeAttr();
@@ -442,8 +579,24 @@ Value KernelBuilder::build() {
     SymbolTable(module).insert(global); // Renames on a clash.
     return global;
   };
-  memref::GlobalOp kGlobal = makeGlobal(base + "k_tile", rowsK, d);
-  memref::GlobalOp vGlobal = makeGlobal(base + "v_tile", bn, dv);
+  memref::GlobalOp kGlobal, vGlobal, windowGlobal;
+  if (wg) {
+    // One window for the four operands, so that their descriptors are
+    // offsets from one address; 128-byte aligned.
+    auto space = gpu::AddressSpaceAttr::get(b.getContext(),
+                                            gpu::AddressSpace::Workgroup);
+    auto type = MemRefType::get({warpgroupTileBytes(d, dv, bn)}, b.getI8Type(),
+                                MemRefLayoutAttrInterface(), space);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    windowGlobal = memref::GlobalOp::create(
+        b, loc, base + "wgmma_tiles", b.getStringAttr("private"), type,
+        Attribute(), /*constant=*/false, b.getI64IntegerAttr(128));
+    SymbolTable(module).insert(windowGlobal);
+  } else {
+    kGlobal = makeGlobal(base + "k_tile", rowsK, d);
+    vGlobal = makeGlobal(base + "v_tile", bn, dv);
+  }
 
   // Zero blocks (Sq = 0 or an empty lead dim) must not launch.
   Value nonEmpty = arith::AndIOp::create(
@@ -462,10 +615,31 @@ Value KernelBuilder::build() {
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
 
-  Value kTile = memref::GetGlobalOp::create(b, loc, kGlobal.getType(),
-                                            kGlobal.getSymName());
-  Value vTile = memref::GetGlobalOp::create(b, loc, vGlobal.getType(),
-                                            vGlobal.getSymName());
+  Value qTile, kTile, pTile, vTile;
+  if (wg) {
+    Value window = memref::GetGlobalOp::create(b, loc, windowGlobal.getType(),
+                                               windowGlobal.getSymName());
+    windowAddr = arith::IndexCastOp::create(
+        b, loc, b.getI64Type(),
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, window));
+    auto view = [&](int64_t offset, int64_t rows, int64_t cols) {
+      auto type = MemRefType::get({rows / 8, cols / 8, 8, 8}, elemType,
+                                  MemRefLayoutAttrInterface(),
+                                  windowGlobal.getType().getMemorySpace());
+      return memref::ViewOp::create(b, loc, type, window, c(offset),
+                                    ValueRange{})
+          .getResult();
+    };
+    qTile = view(qOff, bm, d);
+    kTile = view(kOff, bn, d);
+    pTile = view(kOff, bm, bn);
+    vTile = view(vOff, dv, bn);
+  } else {
+    kTile = memref::GetGlobalOp::create(b, loc, kGlobal.getType(),
+                                        kGlobal.getSymName());
+    vTile = memref::GetGlobalOp::create(b, loc, vGlobal.getType(),
+                                        vGlobal.getSymName());
+  }
   threadId = launch.getThreadIds().x;
   lane = remu(threadId, kLanes);
   warp = divu(threadId, kLanes);
@@ -482,17 +656,24 @@ Value KernelBuilder::build() {
   if (n >= 1)
     kvLead[n - 1] = arith::DivUIOp::create(b, loc, lead[n - 1], group);
 
-  // Q: staged through the K tile, A fragments kept in registers.
-  stageTile(qBuf, lead, q0, sq, bm, d, qRope, qCos, qSin, kTile);
-  gpu::BarrierOp::create(b, loc);
+  // Q: mma.sync: staged through the K tile, A fragments kept in registers;
+  // wgmma: staged once, read by descriptor.
   MLIRContext *ctx = b.getContext();
-  AffineMap qMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::QueryA);
-  Value aRow = add(mul(warp, c(16)), apply(qMap, 0, lane));
-  Value aCol = apply(qMap, 1, lane);
   SmallVector<Value> qFrags;
-  for (int64_t kk = 0; kk < d / 16; ++kk)
-    qFrags.push_back(ldmatrix(kTile, aRow, add(aCol, c(16 * kk)), 4, false));
-  gpu::BarrierOp::create(b, loc);
+  if (wg) {
+    stageTile(qBuf, lead, q0, sq, bm, d, qRope, qCos, qSin, qTile,
+              TileLayout::Warpgroup);
+    fenceForWarpgroupMma();
+  } else {
+    stageTile(qBuf, lead, q0, sq, bm, d, qRope, qCos, qSin, kTile);
+    gpu::BarrierOp::create(b, loc);
+    AffineMap qMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::QueryA);
+    Value aRow = add(mul(warp, c(16)), apply(qMap, 0, lane));
+    Value aCol = apply(qMap, 1, lane);
+    for (int64_t kk = 0; kk < d / 16; ++kk)
+      qFrags.push_back(ldmatrix(kTile, aRow, add(aCol, c(16 * kk)), 4, false));
+    gpu::BarrierOp::create(b, loc);
+  }
 
   // Key tiles: all, or (causal) up to the last query row of the block.
   Value upper = numKTiles;
@@ -530,25 +711,35 @@ Value KernelBuilder::build() {
     SmallVector<Value> acc(iter.begin() + 4, iter.end());
     Value k0 = mul(keyLoop.getInductionVar(), c(bn));
 
-    stageTile(kBuf, kvLead, k0, sk, bn, d, kRope, kCos, kSin, kTile);
+    stageTile(kBuf, kvLead, k0, sk, bn, d, kRope, kCos, kSin, kTile,
+              wg ? TileLayout::Warpgroup : TileLayout::Padded);
     stageTile(vBuf, kvLead, k0, sk, bn, dv, RotaryAttr(), Value(), Value(),
-              vTile);
-    gpu::BarrierOp::create(b, loc);
+              vTile, wg ? TileLayout::WarpgroupTransposed : TileLayout::Padded);
+    if (wg)
+      fenceForWarpgroupMma();
+    else
+      gpu::BarrierOp::create(b, loc);
 
-    // S = Q K^T, 8 keys at a time: ldmatrix (not transposed) of K rows
-    // gives the B fragment of K^T.
-    AffineMap kMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::KeyB);
-    Value bRow = apply(kMap, 0, lane);
-    Value bCol = apply(kMap, 1, lane);
     SmallVector<Value> s;
-    for (int64_t nb = 0; nb < bn / 8; ++nb) {
-      Value sAcc = zeroAcc;
-      for (int64_t kk = 0; kk < d / 16; ++kk) {
-        Value frag = ldmatrix(kTile, add(bRow, c(8 * nb)),
-                              add(bCol, c(16 * kk)), 2, false);
-        sAcc = mma(qFrags[kk], frag, sAcc);
+    if (wg) {
+      // S = Q K^T: K is the K-major B operand [Bn x D].
+      s = warpgroupMma(qOff, d, kOff, d, bn, d / 16,
+                       SmallVector<Value>(bn / 8, zeroAcc));
+    } else {
+      // S = Q K^T, 8 keys at a time: ldmatrix (not transposed) of K rows
+      // gives the B fragment of K^T.
+      AffineMap kMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::KeyB);
+      Value bRow = apply(kMap, 0, lane);
+      Value bCol = apply(kMap, 1, lane);
+      for (int64_t nb = 0; nb < bn / 8; ++nb) {
+        Value sAcc = zeroAcc;
+        for (int64_t kk = 0; kk < d / 16; ++kk) {
+          Value frag = ldmatrix(kTile, add(bRow, c(8 * nb)),
+                                add(bCol, c(16 * kk)), 2, false);
+          sAcc = mma(qFrags[kk], frag, sAcc);
+        }
+        s.push_back(sAcc);
       }
-      s.push_back(sAcc);
     }
 
     // Scores: scale, score_mod, masks; element (v, e) of block nb is row
@@ -613,25 +804,43 @@ Value KernelBuilder::build() {
     for (Value &a : acc)
       a = arith::MulFOp::create(b, loc, a, alphaVec);
 
-    // O += P V, 16 keys at a time: the C fragments of key blocks 2kk2 and
-    // 2kk2+1 are the A fragment (rows g, g+8; keys 2t.., 2t+8..). ldmatrix
-    // x2 transposed of V rows gives B: lane l addresses key row
-    // l % 8 + 8 ((l / 8) % 2).
-    auto fragType = VectorType::get({4, 2}, elemType);
-    AffineMap vMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::ValueB);
-    Value vRow = apply(vMap, 0, lane);
-    for (int64_t kk2 = 0; kk2 < bn / 16; ++kk2) {
-      SmallVector<Value> pe;
-      for (int64_t half = 0; half < 2; ++half)     // key block 2kk2 + half
-        for (int64_t vi = 0; vi < 2; ++vi)         // row g or g+8
-          for (int64_t e = 0; e < 2; ++e)
-            pe.push_back(castFloat(
-                b, loc, p[(2 * kk2 + half) * 4 + 2 * vi + e], elemType));
-      Value pFrag = vector::FromElementsOp::create(b, loc, fragType, pe);
-      for (int64_t nd = 0; nd < dv / 8; ++nd) {
-        Value frag = ldmatrix(vTile, add(vRow, c(16 * kk2)),
-                              add(apply(vMap, 1, lane), c(8 * nd)), 2, true);
-        acc[nd] = mma(pFrag, frag, acc[nd]);
+    if (wg) {
+      // O += P V: P [64 x Bn] (rounded to the element type) over the K
+      // tile, once every warp's S wgmma has read it; V^T is the K-major B
+      // operand [Dv x Bn].
+      gpu::BarrierOp::create(b, loc);
+      for (int64_t nb = 0; nb < bn / 8; ++nb)
+        for (int64_t vi = 0; vi < 2; ++vi)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value row = arith::SubIOp::create(b, loc, rows[vi], q0);
+            Value key = add(cols[e], c(8 * nb));
+            memref::StoreOp::create(
+                b, loc, castFloat(b, loc, p[nb * 4 + 2 * vi + e], elemType),
+                pTile, warpgroupIndex(row, key));
+          }
+      fenceForWarpgroupMma();
+      acc = warpgroupMma(kOff, bn, vOff, bn, dv, bn / 16, acc);
+    } else {
+      // O += P V, 16 keys at a time: the C fragments of key blocks 2kk2 and
+      // 2kk2+1 are the A fragment (rows g, g+8; keys 2t.., 2t+8..).
+      // ldmatrix x2 transposed of V rows gives B: lane l addresses key row
+      // l % 8 + 8 ((l / 8) % 2).
+      auto fragType = VectorType::get({4, 2}, elemType);
+      AffineMap vMap = getTensorCoreLoadAddressMap(ctx, TensorCoreLoad::ValueB);
+      Value vRow = apply(vMap, 0, lane);
+      for (int64_t kk2 = 0; kk2 < bn / 16; ++kk2) {
+        SmallVector<Value> pe;
+        for (int64_t half = 0; half < 2; ++half) // key block 2kk2 + half
+          for (int64_t vi = 0; vi < 2; ++vi)     // row g or g+8
+            for (int64_t e = 0; e < 2; ++e)
+              pe.push_back(castFloat(
+                  b, loc, p[(2 * kk2 + half) * 4 + 2 * vi + e], elemType));
+        Value pFrag = vector::FromElementsOp::create(b, loc, fragType, pe);
+        for (int64_t nd = 0; nd < dv / 8; ++nd) {
+          Value frag = ldmatrix(vTile, add(vRow, c(16 * kk2)),
+                                add(apply(vMap, 1, lane), c(8 * nd)), 2, true);
+          acc[nd] = mma(pFrag, frag, acc[nd]);
+        }
       }
     }
     next.append(acc.begin(), acc.end());
@@ -680,10 +889,17 @@ struct TensorCoreAttentionPattern : OpRewritePattern<FusedAttentionOp> {
 
   LogicalResult matchAndRewrite(FusedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    std::string why = whyNotTensorCores(op, options);
+    TensorCoreAttentionOptions chosen = options;
+    std::string why = whyNotTensorCores(op, chosen);
+    // What wgmma cannot take (a window over the shared-memory budget) may
+    // still fit the mma.sync kernel.
+    if (!why.empty() && chosen.warpgroupMma) {
+      chosen.warpgroupMma = false;
+      why = whyNotTensorCores(op, chosen);
+    }
     if (!why.empty())
       return rewriter.notifyMatchFailure(op, why);
-    KernelBuilder builder(rewriter, op.getLoc(), op, options);
+    KernelBuilder builder(rewriter, op.getLoc(), op, chosen);
     Value result = builder.build();
     rewriter.replaceOp(op, result);
     return success();
@@ -705,6 +921,22 @@ struct BarrierMemoryEffects
           &effects) const {
     effects.emplace_back(MemoryEffects::Read::get());
     effects.emplace_back(MemoryEffects::Write::get());
+  }
+};
+
+/// The wgmma ops and fence.proxy declare no memory effects either: the
+/// fences and wgmma's commit/wait order memory accesses (read and write),
+/// wgmma.mma_async reads its operands from shared memory.
+template <typename OpTy, bool Writes>
+struct OrderingMemoryEffects : MemoryEffectOpInterface::ExternalModel<
+                                   OrderingMemoryEffects<OpTy, Writes>, OpTy> {
+  void
+  getEffects(Operation *op,
+             SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+                 &effects) const {
+    effects.emplace_back(MemoryEffects::Read::get());
+    if (Writes)
+      effects.emplace_back(MemoryEffects::Write::get());
   }
 };
 
@@ -730,6 +962,16 @@ struct PosencGpuTensorCoreAttentionPass
     TensorCoreAttentionOptions options;
     options.warps = warps;
     options.keyTile = keyTile;
+    options.warpgroupMma = warpgroupMma;
+    if (warpgroupMma && (options.warps != 4 || options.keyTile > 256)) {
+      getOperation()->emitError()
+          << "posenc-gpu-tensor-core-attention: warpgroup-mma runs one "
+             "warpgroup per block: warps must be 4 (got "
+          << options.warps
+          << ") and key-tile at most 256, the largest wgmma N (got "
+          << options.keyTile << ")";
+      return signalPassFailure();
+    }
     if (options.warps < 1 || options.warps > 32 || options.keyTile < 16 ||
         options.keyTile % 16) {
       getOperation()->emitError()
@@ -770,5 +1012,22 @@ void posenc::registerTensorCoreAttentionExternalModels(
         RegisteredOperationName::lookup(NVVM::MmaOp::getOperationName(), ctx);
     if (mma && !mma->hasInterface<MemoryEffectOpInterface>())
       NVVM::MmaOp::attachInterface<MmaNoMemoryEffects>(*ctx);
+    auto attach = [&](auto op, auto model) {
+      using OpTy = decltype(op);
+      std::optional<RegisteredOperationName> name =
+          RegisteredOperationName::lookup(OpTy::getOperationName(), ctx);
+      if (name && !name->hasInterface<MemoryEffectOpInterface>())
+        OpTy::template attachInterface<decltype(model)>(*ctx);
+    };
+    attach(NVVM::WgmmaMmaAsyncOp(),
+           OrderingMemoryEffects<NVVM::WgmmaMmaAsyncOp, false>());
+    attach(NVVM::WgmmaFenceAlignedOp(),
+           OrderingMemoryEffects<NVVM::WgmmaFenceAlignedOp, true>());
+    attach(NVVM::WgmmaGroupSyncAlignedOp(),
+           OrderingMemoryEffects<NVVM::WgmmaGroupSyncAlignedOp, true>());
+    attach(NVVM::WgmmaWaitGroupSyncOp(),
+           OrderingMemoryEffects<NVVM::WgmmaWaitGroupSyncOp, true>());
+    attach(NVVM::FenceProxyOp(),
+           OrderingMemoryEffects<NVVM::FenceProxyOp, true>());
   });
 }

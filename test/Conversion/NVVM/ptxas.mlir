@@ -99,6 +99,24 @@
 // RUN: ptxas -arch=sm_80 -v %t.tc.ptx/alibi_bf16_kernel.ptx -o %t.tc.cubin 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=SPILL
 
+// The warpgroup-MMA kernels (chip=sm_90a: wgmma.mma_async, fence.proxy.async)
+// assemble for sm_90a, without spills, and without ptxas's performance note
+// that it serialized the wgmmas ("wgmma.mma_async instructions are
+// serialized due to ...", which it prints when it cannot pipeline them).
+// RUN: posenc-opt %S/tensor-cores.mlir --split-input-file \
+// RUN:   --posenc-to-nvvm="format=isa chip=sm_90a" -o %t.tc.sm90a.mlir
+// RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90a %t.tc.sm90a.mlir \
+// RUN:   | FileCheck %s --check-prefix=TC90A
+// RUN: rm -rf %t.wg.ptx && mkdir -p %t.wg.ptx
+// RUN: %python %S/Inputs/gpu_objects.py extract %t.tc.sm90a.mlir %t.wg.ptx
+// RUN: ptxas -arch=sm_90a -v %t.wg.ptx/llama_f16_kernel_0.ptx -o %t.wg.cubin 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SPILL --implicit-check-not=serialized
+// RUN: ptxas -arch=sm_90a -v %t.wg.ptx/alibi_bf16_kernel.ptx -o %t.wg.cubin 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SPILL --implicit-check-not=serialized
+// TC90A-DAG: llama_f16_kernel_0: ptxas -arch=sm_90a ok
+// TC90A-DAG: alibi_bf16_kernel: ptxas -arch=sm_90a ok
+// TC90A-NOT: FAILED
+
 // The f32 FMA kernel with D = 32 keeps its private rows in registers
 // (posenc-gpu-unroll-private-loops): no stack frame.
 // RUN: rm -rf %t.fused.ptx && mkdir -p %t.fused.ptx

@@ -27,6 +27,39 @@
 // RUN: not posenc-opt %s --split-input-file \
 // RUN:   --pass-pipeline="builtin.module(posenc-gpu-tensor-core-attention{warps=33})" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OPT33
+//
+// 5. warpgroup-mma (sm_90a): one warpgroup per block; Q, K, P (over K's
+//    bytes) and V^T in one workgroup window in the K-major core-matrix
+//    layout ([rows/8, cols/8, 8, 8]); stores fenced for the async proxy
+//    before the barrier; wgmma batches of fence, mma_async, commit, wait 0;
+//    no ldmatrix.
+// RUN: posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention{warpgroup-mma=1})" \
+// RUN:   | FileCheck %s --check-prefix=WG
+//    A window over the shared-memory budget (D = 128 with an 80-key tile:
+//    56 KiB) falls back to mma.sync, whose padded tiles fit (43 KiB); the
+//    D = 64 kernel keeps wgmma.
+// RUN: posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention{warpgroup-mma=1 key-tile=80})" \
+// RUN:   | FileCheck %s --check-prefix=FALLBACK
+//
+// 6. --posenc-to-nvvm with chip=sm_90a uses it; warpgroup-mma=false keeps
+//    mma.sync there.
+// RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa chip=sm_90a" \
+// RUN:   | FileCheck %s --check-prefix=PTX90A
+// RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa chip=sm_90a warpgroup-mma=false" \
+// RUN:   | FileCheck %s --check-prefix=PTX
+//
+// 7. warpgroup-mma needs one warpgroup and a key tile that is a wgmma N.
+// RUN: not posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-gpu-tensor-core-attention{warpgroup-mma=1 warps=2})" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OPTWG
+// RUN: not posenc-opt %s --split-input-file \
+// RUN:   --pass-pipeline="builtin.module(posenc-gpu-tensor-core-attention{warpgroup-mma=1 key-tile=272})" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OPTWG272
+// OPTWG: posenc-gpu-tensor-core-attention: warpgroup-mma runs one warpgroup per block: warps must be 4 (got 2)
+// OPTWG272: key-tile at most 256, the largest wgmma N (got 272)
+
 // OPT: posenc-gpu-tensor-core-attention: warps (4) must be in [1, 32] (at most 1024 threads per block) and key-tile (24) a positive multiple of 16
 // OPT33: posenc-gpu-tensor-core-attention: warps (33) must be in [1, 32]
 
@@ -56,6 +89,46 @@
 // TC:             nvgpu.mma.sync
 // TC:           memref.store {{.*}} : memref<1x8x?x128xf16>
 // TC:         bufferization.to_tensor {{.*}} restrict writable
+// D = 128, key tile 64: window of 2 (64 x 128 + 64 x 128 + 128 x 64) bytes.
+// WG:       memref.global "private" @__posenc_tc_wgmma_tiles : memref<49152xi8, #gpu.address_space<workgroup>> {alignment = 128 : i64}
+// WG-LABEL: func.func @llama_f16(
+// WG:         gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128
+// WG:           %[[WIN:.*]] = memref.get_global @__posenc_tc_wgmma_tiles
+// WG:           memref.extract_aligned_pointer_as_index %[[WIN]]
+// WG:           %[[QT:.*]] = memref.view %[[WIN]][%c0{{.*}}][] : {{.*}} to memref<8x16x8x8xf16, #gpu.address_space<workgroup>>
+// WG:           %[[KT:.*]] = memref.view %[[WIN]][%c16384{{.*}}][] : {{.*}} to memref<8x16x8x8xf16, #gpu.address_space<workgroup>>
+// WG:           %[[PT:.*]] = memref.view %[[WIN]][%c16384{{.*}}][] : {{.*}} to memref<8x8x8x8xf16, #gpu.address_space<workgroup>>
+// WG:           %[[VT:.*]] = memref.view %[[WIN]][%c32768{{.*}}][] : {{.*}} to memref<16x8x8x8xf16, #gpu.address_space<workgroup>>
+// WG-NOT:       nvgpu.ldmatrix
+// WG:           memref.store {{.*}}, %[[QT]]
+// WG:           nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// WG-NEXT:      gpu.barrier
+// WG:           scf.for
+// WG:             memref.store {{.*}}, %[[KT]]
+// WG:             memref.store {{.*}}, %[[VT]]
+// WG:             nvvm.fence.proxy
+// WG-NEXT:        gpu.barrier
+// WG:             nvvm.wgmma.fence.aligned
+// WG-COUNT-8:     nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
+// WG-NEXT:        nvvm.wgmma.commit.group.sync.aligned
+// WG-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
+// WG:             gpu.shuffle  xor
+// WG:             gpu.barrier
+// WG:             memref.store {{.*}}, %[[PT]]
+// WG:             nvvm.fence.proxy
+// WG-NEXT:        gpu.barrier
+// WG:             nvvm.wgmma.fence.aligned
+// WG-COUNT-4:     nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 128, k = 16>
+// WG-NEXT:        nvvm.wgmma.commit.group.sync.aligned
+// WG-NEXT:        nvvm.wgmma.wait.group.sync.aligned 0
+// WG:             gpu.barrier
+// WG-NOT:       nvgpu.ldmatrix
+// WG:         bufferization.to_tensor
+// FALLBACK-LABEL: func.func @llama_f16(
+// FALLBACK-NOT:     nvvm.wgmma
+// FALLBACK:         nvgpu.mma.sync
+// FALLBACK-NOT:     nvvm.wgmma
+// FALLBACK:         return
 func.func @llama_f16(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>,
                      %v: tensor<1x2x?x128xf16>, %pos: tensor<?xi32>)
     -> tensor<1x8x?x128xf16> {
@@ -77,6 +150,14 @@ func.func @llama_f16(%q: tensor<1x8x?x128xf16>, %k: tensor<1x2x?x128xf16>,
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-SAME: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // PTX-SAME: shfl.sync.bfly
+// PTX90A-LABEL: gpu.binary @llama_f16_kernel_0
+// PTX90A-SAME: .target sm_90a
+// PTX90A-SAME: fence.proxy.async.shared::cta
+// PTX90A-SAME: wgmma.fence.sync.aligned
+// PTX90A-SAME: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// PTX90A-SAME: wgmma.commit_group.sync.aligned
+// PTX90A-SAME: wgmma.wait_group.sync.aligned
+// PTX90A-SAME: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // FMA-LABEL: gpu.binary @llama_f16_kernel
 // FMA-NOT: mma.sync
 // FMA-NOT: ldmatrix
@@ -99,6 +180,13 @@ func.func @alibi_bf16(%q: tensor<4x100x64xbf16>, %k: tensor<4x100x64xbf16>,
   return %o : tensor<4x100x64xbf16>
 }
 
+// FALLBACK-LABEL: func.func @alibi_bf16(
+// FALLBACK:         nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 80, k = 16>
+// WG-LABEL: func.func @alibi_bf16(
+// WG:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// WG:           nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// PTX90A-LABEL: gpu.binary @alibi_bf16_kernel
+// PTX90A-SAME: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
 // PTX-LABEL: gpu.binary @alibi_bf16_kernel
 // PTX-SAME: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 

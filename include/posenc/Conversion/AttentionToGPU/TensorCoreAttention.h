@@ -33,7 +33,22 @@ struct TensorCoreAttentionOptions {
   int64_t keyTile = 64;
   /// Static shared memory available to one block, in bytes.
   int64_t maxWorkgroupBytes = 48 * 1024;
+  /// Warpgroup MMA (wgmma.mma_async, sm_90a only) instead of mma.sync: one
+  /// warpgroup (4 warps, 64 query rows) per block, Q, K, P and V^T in shared
+  /// memory in the no-swizzle K-major core-matrix layout.
+  bool warpgroupMma = false;
 };
+
+/// Byte offset of element (row, col) in a no-swizzle K-major wgmma operand
+/// of `cols` columns (K) and 16-bit elements: 8 x 8 core matrices of 128
+/// contiguous bytes (8 rows of 16 bytes), core matrix (row / 8, col / 8) at
+/// ((row / 8) * (cols / 8) + col / 8) * 128. Adjacent core matrices along K
+/// are 128 bytes apart (the descriptor's leading byte offset), along M/N
+/// (cols / 8) * 128 bytes (its stride byte offset).
+/// The map (row, col) -> (row / 8, col / 8, row % 8, col % 8): the index of
+/// the element in a [rows / 8, cols / 8, 8, 8] buffer, whose row-major
+/// order is that layout.
+mlir::AffineMap getWarpgroupOperandIndexMap(mlir::MLIRContext *ctx);
 
 /// The fragment loads of the kernel (nvgpu.ldmatrix from shared memory).
 enum class TensorCoreLoad {

@@ -41,7 +41,9 @@ PIPELINE:
               mma.sync, shuffles and barriers emulated from their
               definitions, then --posenc-cpu-pipeline. Checks the kernel's
               fragment addressing, masks, online softmax, RoPE prologue and
-              16-bit roundings without a GPU.
+              16-bit roundings without a GPU. With --options
+              warpgroup-mma=1, the wgmma kernel (sm_90a): its shared-memory
+              operand layouts and matrix descriptors.
 
 Prints `CASE (PIPELINE): max |result - reference| = E (atol A, rtol R,
 max error/tolerance X) -> AGREES` or `DIFFERS` (exit status 1); every other
@@ -458,7 +460,9 @@ def main():
     parser.add_argument("--pipeline", required=True, choices=["gpu", "cpu", "mapped-cpu", "fused-mapped-cpu",
                                  "tc-emulated-cpu"])
     parser.add_argument("--options", default="",
-                        help="options of --posenc-to-nvvm (gpu pipeline only)")
+                        help="options of --posenc-to-nvvm (gpu) or of "
+                             "posenc-gpu-tensor-core-attention (tc-emulated-cpu, "
+                             "e.g. warpgroup-mma=1)")
     parser.add_argument("--shared-libs", default="",
                         help="comma-separated libraries for mlir-runner")
     parser.add_argument("program")
@@ -475,9 +479,10 @@ def main():
     elif args.pipeline == "mapped-cpu":
         flags = [f"--pass-pipeline={MAPPED_CPU_PIPELINE}"]
     elif args.pipeline == "tc-emulated-cpu":
+        tc_options = f"{{{args.options}}}" if args.options else ""
         flags = ["--pass-pipeline=builtin.module(posenc-fuse-attention,"
-                 " posenc-gpu-tensor-core-attention, posenc-gpu-emulate-tensor-cores,"
-                 " posenc-cpu-pipeline)"]
+                 f" posenc-gpu-tensor-core-attention{tc_options},"
+                 " posenc-gpu-emulate-tensor-cores, posenc-cpu-pipeline)"]
     else:
         flags = [f"--pass-pipeline={FUSED_MAPPED_CPU_PIPELINE}"]
     lowered = subprocess.run([tool("posenc-opt"), *flags, "-"], input=module,
