@@ -26,6 +26,11 @@ struct. It is called through the ExecutionEngine's packed wrapper
 (``args[i]`` points to the i-th argument). Result buffers are malloc'ed by the
 compiled code; they are copied into fresh numpy arrays and freed.
 
+``target="cuda"`` compiles with ``--posenc-to-nvvm`` instead and links the
+host code with libposenc_cuda_runtime.so; arguments are copied into CUDA
+managed memory for the call and results (managed memory too) copied out and
+released (docs/gpu.md, "From Python").
+
 Types: tensors (static or dynamic dims) of f16, bf16, f32, f64, i1, i8, i16,
 i32, i64 and index, identity-layout memrefs of the same, and integer, index and
 float scalars. numpy has no bfloat16: bf16 tensors are passed and returned as
@@ -57,6 +62,8 @@ __all__ = [
     "CompiledFunction",
     "PosencError",
     "compile",
+    "cuda_device",
+    "cuda_runtime_path",
     "from_bf16_bits",
     "library_path",
     "run_pipeline",
@@ -346,6 +353,116 @@ class _TypeSpec:
         return "x".join("?" if size is None else str(size) for size in self.shape)
 
 
+# -------------------------------------------------------------------- memory
+
+class _HostMemory:
+    """CPU target: arguments are passed in place (the numpy arrays' own
+    memory); result buffers are malloc'ed by the compiled code."""
+    target = "cpu"
+    copies_arguments = False
+
+    def __init__(self, library):
+        self.free = library.free
+
+
+class _CopiedMemory:
+    """Arguments are copied into buffers from ``alloc`` (memref arguments
+    copied back after the call), result buffers released with ``free``.
+    The CUDA target uses managed memory, which both the host code and the
+    kernels can access (see docs/gpu.md)."""
+    copies_arguments = True
+
+    def __init__(self, target, alloc, free):
+        self.target = target
+        self._alloc = alloc
+        self.free = free
+
+    def alloc(self, size):
+        pointer = self._alloc(size)
+        if not pointer:
+            raise PosencError(f"cannot allocate {size} bytes for a {self.target} argument")
+        return pointer
+
+
+_CUDA_RUNTIME_NAME = "libposenc_cuda_runtime.so"
+
+
+def cuda_runtime_path():
+    """The path of libposenc_cuda_runtime.so (the ``mgpu*`` functions that
+    GPU host code calls): next to libPosencCAPI.so. Raises PosencError when
+    it was not built (CMake builds it when it finds the CUDA toolkit)."""
+    path = os.path.join(os.path.dirname(library_path()), _CUDA_RUNTIME_NAME)
+    if not os.path.isfile(path):
+        raise PosencError(f"target 'cuda' needs {_CUDA_RUNTIME_NAME}, which is built "
+                          f"when CMake finds the CUDA toolkit; there is none at {path}")
+    return path
+
+
+class _CudaRuntime:
+    """libposenc_cuda_runtime.so, loaded with ctypes: the device probe and
+    managed allocations for arguments."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as error:
+            raise PosencError(f"cannot load {path}: {error} (target 'cuda' needs an NVIDIA "
+                              "driver, libcuda.so.1; check nvidia-smi)") from error
+        self.probe_fn = lib.posencCudaProbe
+        self.probe_fn.restype = ctypes.c_int
+        self.probe_fn.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
+                                  ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
+        self.mem_alloc = lib.mgpuMemAlloc
+        self.mem_alloc.restype = ctypes.c_void_p
+        self.mem_alloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]
+        self.mem_free = lib.mgpuMemFree
+        self.mem_free.restype = None
+        self.mem_free.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+
+    def probe(self):
+        """(description, (major, minor)) of the default device; raises
+        PosencError when no program could run on it. Never ends the
+        process (the mgpu* functions do on a CUDA error)."""
+        message = ctypes.create_string_buffer(512)
+        major, minor = ctypes.c_int(0), ctypes.c_int(0)
+        status = self.probe_fn(message, len(message), ctypes.byref(major), ctypes.byref(minor))
+        text = message.value.decode("utf-8", errors="replace")
+        if status != 0:
+            raise PosencError(f"no usable CUDA device: {text}")
+        return text, (major.value, minor.value)
+
+    def memory(self):
+        return _CopiedMemory("cuda", lambda size: self.mem_alloc(size, None, True),
+                             lambda pointer: self.mem_free(pointer, None))
+
+
+_cuda_runtime = None
+
+
+def _get_cuda_runtime():
+    global _cuda_runtime
+    with _library_lock:
+        if _cuda_runtime is None:
+            _cuda_runtime = _CudaRuntime(cuda_runtime_path())
+        return _cuda_runtime
+
+
+def cuda_device():
+    """The default CUDA device as ``(description, (major, minor))``, e.g.
+    ``("NVIDIA H200 (compute capability 9.0)", (9, 0))``; raises PosencError
+    with the reason when the runtime library, the driver or a device is
+    missing."""
+    return _get_cuda_runtime().probe()
+
+
+def _chip_for(capability):
+    """The --posenc-to-nvvm chip for a compute capability: sm_90a on 9.0
+    (Hopper: the warpgroup-MMA kernel), sm_MN otherwise."""
+    major, minor = capability
+    return "sm_90a" if (major, minor) == (9, 0) else f"sm_{major}{minor}"
+
+
 # ------------------------------------------------------------------- calling
 
 class CompiledFunction:
@@ -356,8 +473,10 @@ class CompiledFunction:
     (the C API's description of the source function: argument and result
     types), ``lowered_ir`` (the module after the pipeline)."""
 
-    def __init__(self, library, jit, packed, signature, lowered_ir):
+    def __init__(self, library, jit, packed, signature, lowered_ir, memory=None):
         self._library = library
+        self._memory = memory or _HostMemory(library)
+        self.target = self._memory.target
         self._jit = jit
         self._packed = packed
         self.name = signature["name"]
@@ -462,13 +581,14 @@ class CompiledFunction:
                 flat[-low:], shape=shape,
                 strides=tuple(stride * itemsize for stride in strides))
             array = np.array(view, copy=True, order="C")
-        # The buffer was malloc'ed by the compiled code and is now ours to
-        # free -- unless it is one of the caller's arrays (a memref argument
-        # returned as is) or was freed already (a value returned twice).
+        # The buffer was allocated by the compiled code (malloc; managed
+        # memory on the GPU) and is now ours to free -- unless it is one of
+        # the arguments' buffers (a memref argument returned as is) or was
+        # freed already (a value returned twice).
         allocated = descriptor.allocated
         if allocated and allocated not in argument_buffers and allocated not in freed:
             freed.add(allocated)
-            self._library.free(allocated)
+            self._memory.free(allocated)
         return array
 
     def _scalar_result(self, spec, raw):
@@ -488,7 +608,16 @@ class CompiledFunction:
         keep_alive = []
         argument_buffers = set()
         slots = []
+        # Buffers the memory model made for the arguments: (pointer, array,
+        # bytes, written back).
+        copies = []
+        try:
+            return self._call(args, keep_alive, argument_buffers, slots, copies)
+        finally:
+            for pointer, _, _, _ in copies:
+                self._memory.free(pointer)
 
+    def _call(self, args, keep_alive, argument_buffers, slots, copies):
         results = None
         if self._result_by_pointer:
             results = self._result_struct()
@@ -501,6 +630,11 @@ class CompiledFunction:
                 array = self._array_argument(spec, value)
                 descriptor = spec.lowered_ctype()
                 data = array.ctypes.data
+                if self._memory.copies_arguments and array.nbytes:
+                    pointer = self._memory.alloc(array.nbytes)
+                    copies.append((pointer, array, array.nbytes, spec.kind == "memref"))
+                    ctypes.memmove(pointer, data, array.nbytes)
+                    data = pointer
                 descriptor.allocated = data
                 descriptor.aligned = data
                 descriptor.offset = 0
@@ -529,6 +663,11 @@ class CompiledFunction:
         # aborting the interpreter.
         self._library.call(self._library.jit_call, self._packed, packed,
                            what=f"@{self.name} failed")
+        # A memref argument is the caller's array: what the function wrote
+        # into its copy goes back.
+        for pointer, array, size, written_back in copies:
+            if written_back:
+                ctypes.memmove(array.ctypes.data, pointer, size)
 
         if scalar_result is not None:
             return self._scalar_result(self._results[0], scalar_result.value)
@@ -567,35 +706,61 @@ def run_pipeline(ir, pipeline=DEFAULT_PIPELINE):
 
 
 def compile(ir, entry=None, target="cpu", pipeline=None, *, opt_level=2,
-            shared_libs=None):
+            shared_libs=None, chip=None):
     """Compiles the ``func.func`` named ``entry`` (default: the module's only
     function with a body) of the MLIR module ``ir`` and returns a
     ``CompiledFunction``.
 
-    target: only ``"cpu"`` (the host, through MLIR's ExecutionEngine).
-    pipeline: textual pass pipeline, default ``DEFAULT_PIPELINE``; a bare
+    target: ``"cpu"`` (the host, through MLIR's ExecutionEngine) or
+      ``"cuda"`` (NVIDIA GPU kernels through ``--posenc-to-nvvm``, host code
+      through the ExecutionEngine, linked with libposenc_cuda_runtime.so).
+      For ``"cuda"`` the device is probed first (``cuda_device()``): without
+      a driver or a GPU, PosencError says so. Array arguments are copied
+      into managed memory for the call (memref arguments copied back) and
+      results copied out, so callers pass and get numpy arrays as on the
+      CPU. A CUDA error during the call ends the process with the runtime
+      library's message (see docs/gpu.md).
+    pipeline: textual pass pipeline, default ``DEFAULT_PIPELINE`` (cpu) or
+      ``builtin.module(posenc-to-nvvm{chip=...})`` (cuda); a bare
       pass list is nested into ``builtin.module(...)``. It must lower to the
       LLVM dialect and bufferize function boundaries to identity-layout
       memrefs.
+    chip: cuda only, the target architecture when ``pipeline`` is not
+      given; default: the device's (sm_90a on compute capability 9.0, which
+      selects the warpgroup-MMA attention kernel; sm_80 on 8.0, ...).
     opt_level: LLVM optimization level, 0-3.
     shared_libs: libraries the JIT resolves symbols in, default MLIR's
       runner utils (libmlir_c_runner_utils.so, libmlir_runner_utils.so) and
-      the OpenMP runtime (libomp.so) from the LLVM library directory.
+      the OpenMP runtime (libomp.so) from the LLVM library directory, plus
+      libposenc_cuda_runtime.so for ``"cuda"``.
 
     Raises PosencError with MLIR's diagnostics when parsing, lowering or
     JIT compilation fails, or when the signature has a type that cannot be
     passed from Python."""
-    if target != "cpu":
-        raise PosencError(f"target '{target}' is not supported (supported: 'cpu')")
+    if target not in ("cpu", "cuda"):
+        raise PosencError(f"target '{target}' is not supported (supported: 'cpu', 'cuda')")
+    if chip is not None and (target != "cuda" or pipeline is not None):
+        raise PosencError("chip applies to target 'cuda' without an explicit pipeline")
+    if chip is not None and not (isinstance(chip, str) and chip.startswith("sm_")):
+        raise PosencError(f"chip must be an NVIDIA architecture such as 'sm_80', got {chip!r}")
     if entry is not None and not isinstance(entry, str):
         raise PosencError(f"entry must be a function name, got {type(entry).__name__}")
     if not isinstance(opt_level, int) or not 0 <= opt_level <= 3:
         raise PosencError(f"opt_level must be an int in [0, 3], got {opt_level!r}")
+    library = _get_library()
+    memory = None
+    if target == "cuda":
+        runtime = _get_cuda_runtime()
+        _, capability = runtime.probe()
+        memory = runtime.memory()
+        if pipeline is None:
+            pipeline = f"builtin.module(posenc-to-nvvm{{chip={chip or _chip_for(capability)}}})"
     if pipeline is None:
         pipeline = DEFAULT_PIPELINE
-    library = _get_library()
     if shared_libs is None:
         shared_libs = library.default_shared_libs()
+        if target == "cuda":
+            shared_libs.append(runtime.path)
     shared_libs = [os.fspath(path) for path in shared_libs]
     entry_name = (entry or "").encode("utf-8")
 
@@ -634,4 +799,4 @@ def compile(ir, entry=None, target="cpu", pipeline=None, *, opt_level=2,
         library.jit_destroy(jit)
         raise
     return CompiledFunction(library, jit, address, signature,
-                            lowered_ir)
+                            lowered_ir, memory)

@@ -1,8 +1,26 @@
-"""Helpers the pytest files share: 16-bit element conversions and the
-element-wise closeness check (absolute + relative tolerance)."""
+"""Helpers the pytest files share: 16-bit element conversions, the
+element-wise closeness check (absolute + relative tolerance) and the skip
+marker for a missing C API library."""
 import numpy as np
+import pytest
 
 import posenc
+from posenc import PosencError, compiler
+
+
+def _library_available():
+    try:
+        compiler.library_path()
+        return True
+    except PosencError:
+        return False
+
+
+#: Skips a test (or, as `pytestmark`, a file) when libPosencCAPI.so is not
+#: found.
+requires_capi = pytest.mark.skipif(
+    not _library_available(),
+    reason="libPosencCAPI.so not found (set POSENC_BUILD_DIR or POSENC_CAPI_LIB)")
 
 #: numpy types of the element types posenc passes as numpy arrays directly
 #: (bf16 travels as uint16 bit patterns, see to_elem).

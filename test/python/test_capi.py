@@ -26,17 +26,9 @@ from posenc import PosencError, compile, from_bf16_bits, to_bf16_bits  # noqa: E
 from posenc import compiler  # noqa: E402
 
 
-def _library_available():
-    try:
-        compiler.library_path()
-        return True
-    except PosencError:
-        return False
+from posenc_testutil import requires_capi  # noqa: E402
 
-
-pytestmark = pytest.mark.skipif(
-    not _library_available(),
-    reason="libPosencCAPI.so not found (set POSENC_BUILD_DIR or POSENC_CAPI_LIB)")
+pytestmark = requires_capi
 
 RNG = np.random.default_rng(7)
 

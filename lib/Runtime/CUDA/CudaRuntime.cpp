@@ -10,6 +10,8 @@
 // Every CUDA error is fatal: the library prints which call failed, the CUDA
 // error name and description, and exits with status 1. Continuing would only
 // turn the error into a wrong result or a crash further away from its cause.
+// posencCudaProbe, outside the mgpu* ABI, is the exception: it reports
+// whether a device can run programs, for callers that must not exit.
 //
 // The primary context of the default device (0, or the one chosen with
 // mgpuSetDefaultDevice before the first call) is made current around each
@@ -353,4 +355,73 @@ mgpuMemHostUnregisterMemRef(int64_t /*rank*/,
 /// only before the first other mgpu* call.
 POSENC_CUDA_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   defaultDevice = device;
+}
+
+//===----------------------------------------------------------------------===//
+// Probing (not part of the mgpu* ABI)
+//===----------------------------------------------------------------------===//
+
+/// Whether the default device can run programs, without the fatal error
+/// path of the mgpu* functions: callers that must not end the process (the
+/// Python package, before it JIT-compiles a program for the GPU) ask first.
+/// Returns CUDA_SUCCESS (0) and writes "<name> (compute capability M.m)" to
+/// `message`, or the failing CUresult (CUDA_ERROR_NO_DEVICE / INVALID_DEVICE
+/// when the default device does not exist) and writes why. Writes at most
+/// `size` bytes, NUL included. `major`/`minor` receive the compute
+/// capability when not null.
+POSENC_CUDA_EXPORT int posencCudaProbe(char *message, size_t size,
+                                       int *major, int *minor) {
+  auto say = [&](CUresult result, const char *what) {
+    const char *name = nullptr;
+    if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
+      name = result == CUDA_ERROR_STUB_LIBRARY ? "CUDA_ERROR_STUB_LIBRARY"
+                                               : "<unknown CUDA error>";
+    if (message && size)
+      std::snprintf(
+          message, size, "%s failed: %s (%d)%s", what, name,
+          static_cast<int>(result),
+          result == CUDA_ERROR_STUB_LIBRARY
+              ? "; libcuda.so.1 is the CUDA toolkit's link stub, not an "
+                "NVIDIA driver"
+              : "");
+    return static_cast<int>(result);
+  };
+  CUresult result = cuInit(0);
+  if (result != CUDA_SUCCESS)
+    return say(result, "cuInit(0)");
+  int count = 0;
+  result = cuDeviceGetCount(&count);
+  if (result != CUDA_SUCCESS)
+    return say(result, "cuDeviceGetCount");
+  if (defaultDevice < 0 || defaultDevice >= count) {
+    if (message && size)
+      std::snprintf(message, size,
+                    "no CUDA device %d (the driver reports %d device(s))",
+                    static_cast<int>(defaultDevice), count);
+    return static_cast<int>(count == 0 ? CUDA_ERROR_NO_DEVICE
+                                       : CUDA_ERROR_INVALID_DEVICE);
+  }
+  CUdevice device;
+  result = cuDeviceGet(&device, defaultDevice);
+  if (result != CUDA_SUCCESS)
+    return say(result, "cuDeviceGet");
+  char name[256] = "";
+  int mj = 0, mn = 0;
+  if ((result = cuDeviceGetName(name, sizeof(name), device)) != CUDA_SUCCESS)
+    return say(result, "cuDeviceGetName");
+  if ((result = cuDeviceGetAttribute(
+           &mj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)) !=
+          CUDA_SUCCESS ||
+      (result = cuDeviceGetAttribute(
+           &mn, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)) !=
+          CUDA_SUCCESS)
+    return say(result, "cuDeviceGetAttribute");
+  if (major)
+    *major = mj;
+  if (minor)
+    *minor = mn;
+  if (message && size)
+    std::snprintf(message, size, "%s (compute capability %d.%d)", name, mj,
+                  mn);
+  return CUDA_SUCCESS;
 }
