@@ -496,6 +496,257 @@ static std::optional<ShawKeyTerm> matchShawKeyTerm(FusedAttentionOp op) {
   return ShawKeyTerm{relKey, maxDist, gen};
 }
 
+/// What both tile builders read off the op.
+struct AttentionInfo {
+  explicit AttentionInfo(FusedAttentionOp op)
+      : op(op), q(op.getQuery()), k(op.getKey()), v(op.getValue()),
+        rank(cast<RankedTensorType>(q.getType()).getRank()), n(rank - 2),
+        elemType(cast<RankedTensorType>(q.getType()).getElementType()),
+        c(op.getComputeType()), scale(op.getScaleOrDefault()),
+        causal(op.getCausal()), relValue(op.getRelValue()),
+        maxDist(op.getMaxRelativeDistance()), qRope(op.getQRopeAttr()),
+        kRope(op.getKRopeAttr()) {}
+
+  FusedAttentionOp op;
+  Value q, k, v;
+  /// Rank of Q; n = rank - 2 lead dims.
+  int64_t rank, n;
+  Type elemType;
+  /// The compute type.
+  FloatType c;
+  double scale;
+  bool causal;
+  Value relValue;
+  int64_t maxDist;
+  RotaryAttr qRope, kRope;
+};
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+/// The end of the keys a query tile reads: Sk, or (causal) the diagonal of
+/// its last row, min(Sk, max(0, qStart + qSize + Sk - Sq)); keys past it are
+/// never read.
+static Value keyLoopEnd(OpBuilder &b, Location loc, bool causal, Value qStart,
+                        Value qSize, Value shift, Value sk) {
+  if (!causal)
+    return sk;
+  Value lastAllowed = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, qStart, qSize), shift);
+  lastAllowed =
+      arith::MaxSIOp::create(b, loc, lastAllowed, indexConst(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, lastAllowed, sk);
+}
+
+/// A row with no unmasked entry yet has max m' = -inf; subtracting 0 instead
+/// keeps exp(-inf - m') = 0 rather than NaN.
+static Value safeMax(OpBuilder &b, Location loc, FloatType c, Value m) {
+  Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                      floatConst(b, loc, c, kNegInf));
+  return arith::SelectOp::create(b, loc, isInf, floatConst(b, loc, c, 0.0), m);
+}
+
+/// The op's score_mod region (cloned) applied to `score` of query row `i`
+/// and key `j` at lead indices `lead`.
+static Value applyScoreMod(OpBuilder &b, FusedAttentionOp op, Value score,
+                           ArrayRef<Value> lead, Value i, Value j) {
+  Block &modBlock = op.getScoreModBlock();
+  int64_t n = lead.size();
+  IRMapping mapping;
+  mapping.map(modBlock.getArgument(0), score);
+  for (int64_t d = 0; d < n; ++d)
+    mapping.map(modBlock.getArgument(1 + d), lead[d]);
+  mapping.map(modBlock.getArgument(1 + n), i);
+  mapping.map(modBlock.getArgument(2 + n), j);
+  for (auto [idx, mod] : llvm::enumerate(op.getModOperands()))
+    mapping.map(modBlock.getArgument(3 + n + idx), mod);
+  for (Operation &inner : modBlock.without_terminator())
+    b.clone(inner, mapping);
+  return mapping.lookup(cast<YieldOp>(modBlock.getTerminator()).getValue());
+}
+
+/// `val` + rel_value[r(i, j), x] in the compute type, with Shaw's bucket
+/// r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K.
+static Value addRelValue(OpBuilder &b, Location loc, const AttentionInfo &info,
+                         Value val, Value i, Value j, Value x, Value shift) {
+  Value qpos = arith::AddIOp::create(b, loc, i, shift);
+  Value dist = arith::SubIOp::create(b, loc, j, qpos);
+  Value r =
+      arith::MaxSIOp::create(b, loc, dist, indexConst(b, loc, -info.maxDist));
+  r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, info.maxDist));
+  r = arith::AddIOp::create(b, loc, r, indexConst(b, loc, info.maxDist));
+  Value rv = tensor::ExtractOp::create(b, loc, info.relValue, ValueRange{r, x});
+  return arith::AddFOp::create(b, loc, val, castFloat(b, loc, rv, info.c));
+}
+
+/// init + lhs rhs over the loops (i, j, k) of a contraction: `lhs` and
+/// `rhs` indexed by the loop dims `lhsDims` and `rhsDims`, `init` by (i, j);
+/// rhs converted to the compute type `c`.
+static Value contract(OpBuilder &b, Location loc, FloatType c, Value lhs,
+                      ArrayRef<int64_t> lhsDims, Value rhs,
+                      ArrayRef<int64_t> rhsDims, Value init) {
+  MLIRContext *ctx = b.getContext();
+  return buildGeneric(
+      b, loc, ValueRange{lhs, rhs}, init,
+      {mapOf(ctx, 3, lhsDims), mapOf(ctx, 3, rhsDims), mapOf(ctx, 3, {0, 1})},
+      iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value prod =
+            arith::MulFOp::create(b, loc, a[0], castFloat(b, loc, a[1], c));
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+      });
+}
+
+/// acc' = acc + P (V [+ rel_value[r(i, j)]]) over the loops (i, x, j): `p`
+/// read through `pMap` ((i, x, j) -> its index), V [keys x Dv] and the
+/// accumulator [rows x Dv]; with `withRelValue`, Shaw's value term per
+/// element (addRelValue).
+static Value accumulatePV(OpBuilder &b, Location loc, const AttentionInfo &info,
+                          Value p, AffineMap pMap, Value vTile, Value acc,
+                          Value qStart, Value kStart, Value shift,
+                          bool withRelValue) {
+  MLIRContext *ctx = b.getContext();
+  FloatType c = info.c;
+  return buildGeneric(
+      b, loc, ValueRange{p, vTile}, acc,
+      {pMap, mapOf(ctx, 3, {2, 1}), mapOf(ctx, 3, {0, 1})}, iterators(2, 1),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value val = castFloat(b, loc, args[1], c);
+        if (withRelValue) {
+          Value i = arith::AddIOp::create(b, loc, qStart,
+                                          linalg::IndexOp::create(b, loc, 0));
+          Value j = arith::AddIOp::create(b, loc, kStart,
+                                          linalg::IndexOp::create(b, loc, 2));
+          val = addRelValue(b, loc, info, val, i, j,
+                            linalg::IndexOp::create(b, loc, 1), shift);
+        }
+        Value prod = arith::MulFOp::create(b, loc, args[0], val);
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
+      });
+}
+
+/// How a layout holds the score tile: `statMap` maps its 2-d index to the
+/// query row (row statistics m, l, alpha), `reductionIterators` reduce it
+/// over the keys, `accRowMap` maps the [rows x Dv] accumulator's index to
+/// the query row; `mark` annotates each op for the vectorizer (or not).
+struct ScoreLayout {
+  AffineMap statMap;
+  SmallVector<IteratorType> reductionIterators;
+  AffineMap accRowMap;
+  std::function<void(Value, ArrayRef<int64_t>)> mark;
+  /// Register tile of the key reductions.
+  int64_t reductionTile;
+};
+
+struct SoftmaxStep {
+  Value mNew, lNew, p, accScaled, alpha;
+};
+
+/// The online-softmax update of one key tile, on the scores `s`: tile max,
+/// alpha = exp(m - m') from the old m, m' over m, P = exp(S - m') in place
+/// of S, l' = alpha l + rowsum P, acc scaled by alpha (P V is added by the
+/// caller). The running statistics are updated in place (the loop's
+/// iter_args bufferize to one buffer each). `rows`: the query rows.
+static SoftmaxStep buildSoftmaxStep(OpBuilder &b, Location loc, FloatType c,
+                                    Value s, Value m, Value l, Value acc,
+                                    OpFoldResult rows,
+                                    const ScoreLayout &layout) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+  auto mul = [](OpBuilder &b, Location loc, ValueRange a) {
+    yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+  };
+  auto max = [](OpBuilder &b, Location loc, ValueRange a) {
+    yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+  };
+  SoftmaxStep r;
+  Value maxInit = filledTile(b, loc, {rows}, c, kNegInf);
+  layout.mark(maxInit, {0});
+  Value tileMax =
+      buildGeneric(b, loc, ValueRange{s}, maxInit, {id2, layout.statMap},
+                   layout.reductionIterators, max);
+  layout.mark(tileMax, layout.reductionIterators[0] == IteratorType::reduction
+                           ? ArrayRef<int64_t>{layout.reductionTile, 0}
+                           : ArrayRef<int64_t>{0, layout.reductionTile});
+  r.alpha = buildGeneric(
+      b, loc, ValueRange{m, tileMax},
+      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{rows}, c),
+      {id1, id1, id1}, iterators(1),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
+        Value diff =
+            arith::SubFOp::create(b, loc, a[0], safeMax(b, loc, c, mNew));
+        yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+      });
+  layout.mark(r.alpha, {0});
+  r.mNew = buildGeneric(b, loc, ValueRange{tileMax}, m, {id1, id1},
+                        iterators(1), max);
+  layout.mark(r.mNew, {0});
+  r.p =
+      buildGeneric(b, loc, ValueRange{r.mNew}, s, {layout.statMap, id2},
+                   iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+                     Value diff = arith::SubFOp::create(
+                         b, loc, a[1], safeMax(b, loc, c, a[0]));
+                     yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+                   });
+  layout.mark(r.p, {1, 0});
+  Value lScaled = buildGeneric(b, loc, ValueRange{r.alpha}, l, {id1, id1},
+                               iterators(1), mul);
+  layout.mark(lScaled, {0});
+  r.lNew = buildGeneric(
+      b, loc, ValueRange{r.p}, lScaled, {id2, layout.statMap},
+      layout.reductionIterators, [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], a[1]));
+      });
+  layout.mark(r.lNew, layout.reductionIterators[0] == IteratorType::reduction
+                          ? ArrayRef<int64_t>{layout.reductionTile, 0}
+                          : ArrayRef<int64_t>{0, layout.reductionTile});
+  r.accScaled = buildGeneric(b, loc, ValueRange{r.alpha}, acc,
+                             {layout.accRowMap, id2}, iterators(2), mul);
+  layout.mark(r.accScaled, {1, 0});
+  return r;
+}
+
+/// out = acc / l rounded to the element type; a fully masked row (l = 0)
+/// yields zeros. `sizes`: [rows, Dv].
+static Value normalizeOutput(OpBuilder &b, Location loc,
+                             const AttentionInfo &info, Value l, Value acc,
+                             ArrayRef<OpFoldResult> sizes) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  FloatType c = info.c;
+  Type elemType = info.elemType;
+  return buildGeneric(b, loc, ValueRange{l, acc},
+                      tensor::EmptyOp::create(b, loc, sizes, elemType),
+                      {mapOf(ctx, 2, {0}), id2, id2}, iterators(2),
+                      [&](OpBuilder &b, Location loc, ValueRange v) {
+                        Value zero = floatConst(b, loc, c, 0.0);
+                        Value empty = arith::CmpFOp::create(
+                            b, loc, arith::CmpFPredicate::OEQ, v[0], zero);
+                        Value o = arith::DivFOp::create(b, loc, v[1], v[0]);
+                        o = arith::SelectOp::create(b, loc, empty, zero, o);
+                        yieldValue(b, loc, castFloat(b, loc, o, elemType));
+                      });
+}
+
+/// Inserts the [qSize x Dv] output `tile` at (lead..., qStart, 0) of the
+/// forall's shared output.
+static void insertOutputTile(OpBuilder &b, Location loc, scf::ForallOp forall,
+                             ArrayRef<Value> lead, Value qStart, Value qSize,
+                             OpFoldResult dv, Value tile) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  int64_t rank = lead.size() + 2;
+  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+  for (Value l : lead) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  offsets.append({qStart, b.getIndexAttr(0)});
+  sizes.append({qSize, dv});
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, tile, forall.getRegionIterArgs()[0], offsets, sizes, strides);
+}
+
 struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
   DecomposeFusedAttention(MLIRContext *ctx, int64_t queryTile,
                           int64_t keyTile, bool vectorLayout)
@@ -508,17 +759,11 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       return rewriter.notifyMatchFailure(op, "tile sizes must be > 0");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
-    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-    auto qType = cast<RankedTensorType>(q.getType());
-    int64_t rank = qType.getRank();
-    int64_t n = rank - 2;
-    Type elemType = qType.getElementType();
-    FloatType c = op.getComputeType();
-    double scale = op.getScaleOrDefault();
-    bool causal = op.getCausal();
-    Value relValue = op.getRelValue();
-    int64_t maxDist = op.getMaxRelativeDistance();
-    double negInf = -std::numeric_limits<double>::infinity();
+    AttentionInfo info(op);
+    Value q = info.q, k = info.k, v = info.v;
+    int64_t rank = info.rank, n = info.n;
+    Type elemType = info.elemType;
+    FloatType c = info.c;
 
     buildFusedAttentionRuntimeChecks(rewriter, op);
 
@@ -533,10 +778,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     }
     Value tq = indexConst(rewriter, loc, queryTile);
     Value tk = indexConst(rewriter, loc, keyTile);
-    Value zeroIdx = indexConst(rewriter, loc, 0);
     Value numQTiles = arith::CeilDivUIOp::create(rewriter, loc, sq, tq);
 
-    RotaryAttr qRope = op.getQRopeAttr(), kRope = op.getKRopeAttr();
+    RotaryAttr qRope = info.qRope, kRope = info.kRope;
     auto angleTypeOf = [&](RotaryAttr rope) -> FloatType {
       return rope.getPrecision() == AnglePrecision::exact
                  ? rewriter.getF64Type()
@@ -591,7 +835,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             });
       // Causal: unmasked entries have j - i' <= 0, so only buckets 0..K are
       // ever read (half the contraction).
-      int64_t used = causal ? shaw->maxDist + 1 : 2 * shaw->maxDist + 1;
+      int64_t used = info.causal ? shaw->maxDist + 1 : 2 * shaw->maxDist + 1;
       if (used != 2 * shaw->maxDist + 1) {
         SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc,
                                                                 rk);
@@ -625,7 +869,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         b, loc, tq, arith::SubIOp::create(b, loc, sq, qStart));
 
     if (vectorLayout) {
-      buildVectorLayoutTile(b, loc, op, forall, lead, kvLead, qStart, qSize,
+      buildVectorLayoutTile(b, loc, info, forall, lead, kvLead, qStart, qSize,
                             sq, sk, shift, qCos, qSin, kCos, kSin, relKeyP,
                             shaw ? shaw->maxDist : 0);
       rewriter.replaceOp(op, forall.getResult(0));
@@ -646,29 +890,25 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     Value qTile = loadTile(b, loc, q, lead, qStart, qSize, qRope,
                            op.getQPositions(), qInvFreq, c);
 
-    // Keys past the causal diagonal of the tile's last row are never read:
-    // the key loop stops at min(Sk, qStart + qSize + Sk - Sq), clamped at 0.
-    Value kEnd = sk;
-    if (causal) {
-      Value lastAllowed = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, qStart, qSize), shift);
-      lastAllowed = arith::MaxSIOp::create(b, loc, lastAllowed, zeroIdx);
-      kEnd = arith::MinSIOp::create(b, loc, lastAllowed, sk);
-    }
+    Value kEnd = keyLoopEnd(b, loc, info.causal, qStart, qSize, shift, sk);
 
     OpFoldResult dv = tensor::getMixedSize(b, loc, v, n + 1);
-    Value m0 = filledTile(b, loc, {qSize}, c, negInf);
+    Value m0 = filledTile(b, loc, {qSize}, c, kNegInf);
     Value l0 = filledTile(b, loc, {qSize}, c, 0.0);
     Value acc0 = filledTile(b, loc, {qSize, dv}, c, 0.0);
 
     AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
     AffineMap row2 = mapOf(ctx, 2, {0});
-    AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-    Block &modBlock = op.getScoreModBlock();
     bool identityMod = op.hasIdentityScoreMod();
+    // S [query rows x keys]: row statistics reduce dim 1.
+    ScoreLayout layout{row2,
+                       {IteratorType::parallel, IteratorType::reduction},
+                       row2,
+                       [](Value, ArrayRef<int64_t>) {},
+                       1};
 
     auto forOp = scf::ForOp::create(
-        b, loc, zeroIdx, kEnd, tk, ValueRange{m0, l0, acc0},
+        b, loc, indexConst(b, loc, 0), kEnd, tk, ValueRange{m0, l0, acc0},
         [&](OpBuilder &b, Location loc, Value kStart, ValueRange iter) {
           Value m = iter[0], l = iter[1], acc = iter[2];
           Value kSize = arith::MinUIOp::create(
@@ -679,166 +919,43 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
 
           // S = Q~ K~^T  (loops i, j, d)
           Value s0 = filledTile(b, loc, {qSize, kSize}, c, 0.0);
-          Value s = buildGeneric(
-              b, loc, ValueRange{qTile, kTile}, s0,
-              {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {1, 2}),
-               mapOf(ctx, 3, {0, 1})},
-              iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-                Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
-                yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
-              });
+          Value s = contract(b, loc, c, qTile, {0, 2}, kTile, {1, 2}, s0);
 
           // S = causal(score_mod(scale * S)), elementwise with absolute i, j.
           s = buildGeneric(
               b, loc, ValueRange{}, s, {id2}, iterators(2),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
+              [&](OpBuilder &b, Location loc, ValueRange args) {
                 Value score = arith::MulFOp::create(
-                    b, loc, a[0], floatConst(b, loc, c, scale));
+                    b, loc, args[0], floatConst(b, loc, c, info.scale));
                 Value i = arith::AddIOp::create(
                     b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
                 Value j = arith::AddIOp::create(
                     b, loc, kStart, linalg::IndexOp::create(b, loc, 1));
-                if (!identityMod) {
-                  IRMapping mapping;
-                  mapping.map(modBlock.getArgument(0), score);
-                  for (int64_t d = 0; d < n; ++d)
-                    mapping.map(modBlock.getArgument(1 + d), lead[d]);
-                  mapping.map(modBlock.getArgument(1 + n), i);
-                  mapping.map(modBlock.getArgument(2 + n), j);
-                  for (auto [idx, mod] : llvm::enumerate(op.getModOperands()))
-                    mapping.map(modBlock.getArgument(1 + rank + idx), mod);
-                  for (Operation &inner : modBlock.without_terminator())
-                    b.clone(inner, mapping);
-                  score = mapping.lookup(
-                      cast<YieldOp>(modBlock.getTerminator()).getValue());
-                }
-                if (causal) {
+                if (!identityMod)
+                  score = applyScoreMod(b, op, score, lead, i, j);
+                if (info.causal) {
                   Value limit = arith::AddIOp::create(b, loc, i, shift);
                   Value masked = arith::CmpIOp::create(
                       b, loc, arith::CmpIPredicate::sgt, j, limit);
                   score = arith::SelectOp::create(
-                      b, loc, masked, floatConst(b, loc, c, negInf), score);
+                      b, loc, masked, floatConst(b, loc, c, kNegInf), score);
                 }
                 yieldValue(b, loc, score);
               });
 
-          // A row with no unmasked entry yet has m' = -inf; subtracting 0
-          // instead keeps exp(-inf - m') = 0 rather than NaN.
-          auto safeMax = [&](OpBuilder &b, Location loc, Value mv) -> Value {
-            Value isInf = arith::CmpFOp::create(
-                b, loc, arith::CmpFPredicate::OEQ, mv,
-                floatConst(b, loc, c, negInf));
-            return arith::SelectOp::create(b, loc, isInf,
-                                           floatConst(b, loc, c, 0.0), mv);
-          };
-          // The running statistics are updated in place (the loop's
-          // iter_args bufferize to one buffer each): tile max into a fresh
-          // vector, alpha = exp(m - m') from the old m, then m' over m.
-          Value tileMax = buildGeneric(
-              b, loc, ValueRange{s}, filledTile(b, loc, {qSize}, c, negInf),
-              {id2, row2}, iterators(1, 1),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
-              });
-          Value alpha = buildGeneric(
-              b, loc, ValueRange{m, tileMax},
-              tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{qSize}, c),
-              {id1, id1, id1}, iterators(1),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
-                Value diff = arith::SubFOp::create(b, loc, a[0],
-                                                   safeMax(b, loc, mNew));
-                yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
-              });
-          Value mNew = buildGeneric(
-              b, loc, ValueRange{tileMax}, m, {id1, id1}, iterators(1),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
-              });
-          // P = exp(S - m'), in place of S.
-          Value p = buildGeneric(
-              b, loc, ValueRange{mNew}, s, {row2, id2}, iterators(2),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                Value diff = arith::SubFOp::create(b, loc, a[1],
-                                                   safeMax(b, loc, a[0]));
-                yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
-              });
-          // l' = alpha l + rowsum P
-          Value lScaled = buildGeneric(
-              b, loc, ValueRange{alpha}, l, {id1, id1}, iterators(1),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
-              });
-          Value lNew = buildGeneric(
-              b, loc, ValueRange{p}, lScaled, {id2, row2}, iterators(1, 1),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], a[1]));
-              });
+          SoftmaxStep step =
+              buildSoftmaxStep(b, loc, c, s, m, l, acc, qSize, layout);
           // acc' = alpha acc + P (V [+ rel_value[r(i, j)]])  (loops i, x, j)
-          Value accScaled = buildGeneric(
-              b, loc, ValueRange{alpha}, acc, {row2, id2}, iterators(2),
-              [&](OpBuilder &b, Location loc, ValueRange a) {
-                yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
-              });
-          Value accNew = buildGeneric(
-              b, loc, ValueRange{p, vTile}, accScaled,
-              {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {2, 1}),
-               mapOf(ctx, 3, {0, 1})},
-              iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-                Value val = castFloat(b, loc, a[1], c);
-                if (relValue) {
-                  Value i = arith::AddIOp::create(
-                      b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
-                  Value x = linalg::IndexOp::create(b, loc, 1);
-                  Value j = arith::AddIOp::create(
-                      b, loc, kStart, linalg::IndexOp::create(b, loc, 2));
-                  // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
-                  Value qpos = arith::AddIOp::create(b, loc, i, shift);
-                  Value dist = arith::SubIOp::create(b, loc, j, qpos);
-                  Value r = arith::MaxSIOp::create(
-                      b, loc, dist, indexConst(b, loc, -maxDist));
-                  r = arith::MinSIOp::create(b, loc, r,
-                                             indexConst(b, loc, maxDist));
-                  r = arith::AddIOp::create(b, loc, r,
-                                            indexConst(b, loc, maxDist));
-                  Value rv = tensor::ExtractOp::create(b, loc, relValue,
-                                                       ValueRange{r, x});
-                  val = arith::AddFOp::create(b, loc, val,
-                                              castFloat(b, loc, rv, c));
-                }
-                Value prod = arith::MulFOp::create(b, loc, a[0], val);
-                yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
-              });
-          scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, accNew});
+          Value accNew = accumulatePV(
+              b, loc, info, step.p, mapOf(ctx, 3, {0, 2}), vTile,
+              step.accScaled, qStart, kStart, shift, bool(info.relValue));
+          scf::YieldOp::create(b, loc,
+                               ValueRange{step.mNew, step.lNew, accNew});
         });
 
-    Value lFinal = forOp.getResult(1), accFinal = forOp.getResult(2);
-    // out = acc / l; a fully masked row (l = 0) yields zeros.
-    Value outTile = buildGeneric(
-        b, loc, ValueRange{lFinal, accFinal},
-        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{qSize, dv},
-                                elemType),
-        {row2, id2, id2}, iterators(2),
-        [&](OpBuilder &b, Location loc, ValueRange a) {
-          Value zero = floatConst(b, loc, c, 0.0);
-          Value empty = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, a[0], zero);
-          Value o = arith::DivFOp::create(b, loc, a[1], a[0]);
-          o = arith::SelectOp::create(b, loc, empty, zero, o);
-          yieldValue(b, loc, castFloat(b, loc, o, elemType));
-        });
-
-    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
-    for (Value l : lead) {
-      offsets.push_back(l);
-      sizes.push_back(b.getIndexAttr(1));
-    }
-    offsets.append({qStart, b.getIndexAttr(0)});
-    sizes.append({qSize, dv});
-    tensor::ParallelInsertSliceOp::create(b, loc, outTile,
-                                          forall.getRegionIterArgs()[0],
-                                          offsets, sizes, strides);
+    Value outTile = normalizeOutput(b, loc, info, forOp.getResult(1),
+                                    forOp.getResult(2), {qSize, dv});
+    insertOutputTile(b, loc, forall, lead, qStart, qSize, dv, outTile);
     rewriter.replaceOp(op, forall.getResult(0));
     return success();
   }
@@ -853,25 +970,21 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
   /// both contractions broadcast a scalar against contiguous rows (Q^T is
   /// built once per query tile), and each op carries the register tile
   /// --posenc-vectorize-attention-tiles uses.
-  void buildVectorLayoutTile(OpBuilder &b, Location loc, FusedAttentionOp op,
-                             scf::ForallOp forall, ArrayRef<Value> lead,
-                             ArrayRef<Value> kvLead, Value qStart, Value qSize,
-                             Value sq, Value sk, Value shift, Value qCos,
-                             Value qSin, Value kCos, Value kSin,
-                             Value relKeyP, int64_t shawDist) const {
+  void buildVectorLayoutTile(OpBuilder &b, Location loc,
+                             const AttentionInfo &info, scf::ForallOp forall,
+                             ArrayRef<Value> lead, ArrayRef<Value> kvLead,
+                             Value qStart, Value qSize, Value sq, Value sk,
+                             Value shift, Value qCos, Value qSin, Value kCos,
+                             Value kSin, Value relKeyP,
+                             int64_t shawDist) const {
     MLIRContext *ctx = b.getContext();
-    Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-    auto qType = cast<RankedTensorType>(q.getType());
-    int64_t rank = qType.getRank();
-    int64_t n = rank - 2;
-    Type elemType = qType.getElementType();
-    FloatType c = op.getComputeType();
-    double scale = op.getScaleOrDefault();
-    bool causal = op.getCausal();
-    Value relValue = op.getRelValue();
-    int64_t maxDist = op.getMaxRelativeDistance();
-    double negInf = -std::numeric_limits<double>::infinity();
-    RotaryAttr qRope = op.getQRopeAttr(), kRope = op.getKRopeAttr();
+    FusedAttentionOp op = info.op;
+    Value q = info.q, k = info.k, v = info.v;
+    int64_t n = info.n;
+    FloatType c = info.c;
+    bool causal = info.causal;
+    Value relValue = info.relValue;
+    int64_t maxDist = info.maxDist;
     int64_t tq = queryTile, tk = keyTile;
     Value tkV = indexConst(b, loc, tk);
     Value zeroIdx = indexConst(b, loc, 0);
@@ -884,7 +997,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       return padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
                      tq);
     };
-    Value qTile = vectorPrologue(b, loc, qRows(q, lead), qRope,
+    Value qTile = vectorPrologue(b, loc, qRows(q, lead), info.qRope,
                                  qCos ? qRows(qCos, {}) : Value(),
                                  qSin ? qRows(qSin, {}) : Value(), c);
     Value qT = buildGeneric(
@@ -910,24 +1023,11 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                                        b.getIndexAttr(tq)},
                               c, 0.0);
       markVectorTile(init, {1, 0});
-      qrT = buildGeneric(
-          b, loc, ValueRange{relKeyP, qT}, init,
-          {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {2, 1}),
-           mapOf(ctx, 3, {0, 1})},
-          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
-            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
-          });
+      qrT = contract(b, loc, c, relKeyP, {0, 2}, qT, {2, 1}, init);
       markVectorTile(qrT, {divisorAtMost(rows, 8), divisorAtMost(tq, 32), 1});
     }
 
-    Value kEnd = sk;
-    if (causal) {
-      Value lastAllowed = arith::AddIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, qStart, qSize), shift);
-      lastAllowed = arith::MaxSIOp::create(b, loc, lastAllowed, zeroIdx);
-      kEnd = arith::MinSIOp::create(b, loc, lastAllowed, sk);
-    }
+    Value kEnd = keyLoopEnd(b, loc, causal, qStart, qSize, shift, sk);
     Value fullEnd = arith::MulIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, kEnd, tkV), tkV);
 
@@ -940,14 +1040,13 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       return f;
     };
     OpFoldResult tqI = b.getIndexAttr(tq), tkI = b.getIndexAttr(tk);
-    Value m0 = filled({tqI}, negInf);
+    Value m0 = filled({tqI}, kNegInf);
     Value l0 = filled({tqI}, 0.0);
     Value acc0 = filled({tqI, dv}, 0.0);
 
     AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
     AffineMap col2 = mapOf(ctx, 2, {1});
     AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-    Block &modBlock = op.getScoreModBlock();
     // The recognized Shaw score_mod is replaced by the qr^T term below.
     bool identityMod = op.hasIdentityScoreMod() || qrT;
     int64_t redTile = divisorAtMost(tk, 8);
@@ -958,12 +1057,15 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     // zero and only the K inner buckets 1..K are carried.
     int64_t innerRows = causal ? maxDist : 2 * maxDist - 1;
 
-    auto safeMax = [&](OpBuilder &b, Location loc, Value mv) -> Value {
-      Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                          mv, floatConst(b, loc, c, negInf));
-      return arith::SelectOp::create(b, loc, isInf, floatConst(b, loc, c, 0.0),
-                                     mv);
-    };
+    // S^T [keys x query rows]: the query-row statistics reduce dim 0,
+    // elementwise across vector lanes.
+    ScoreLayout layout{col2,
+                       {IteratorType::reduction, IteratorType::parallel},
+                       mapOf(ctx, 2, {0}),
+                       [](Value value, ArrayRef<int64_t> tiles) {
+                         markVectorTile(value, tiles);
+                       },
+                       redTile};
 
     // One key tile of the online softmax; `tail`: the last, partial tile.
     auto keyStep = [&](OpBuilder &b, Location loc, Value kStart,
@@ -983,20 +1085,14 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         Value t = extractRowTile(b, loc, source, at, kStart, kSize);
         return tail ? padRows(b, loc, t, tk) : t;
       };
-      Value kTile = vectorPrologue(b, loc, rowsOf(k), kRope,
+      Value kTile = vectorPrologue(b, loc, rowsOf(k), info.kRope,
                                    kCos ? rowsOf(kCos) : Value(),
                                    kSin ? rowsOf(kSin) : Value(), c);
       Value vTile = rowsOf(v);
 
       // S^T = K~ Q~^T  (loops j, i, d)
-      Value s = buildGeneric(
-          b, loc, ValueRange{kTile, qT}, filled({tkI, tqI}, 0.0),
-          {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {2, 1}),
-           mapOf(ctx, 3, {0, 1})},
-          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
-            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
-          });
+      Value s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1},
+                         filled({tkI, tqI}, 0.0));
       markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
 
       // S^T[j, i] += qr^T[r(i, j), i] for Shaw's key term (unscaled: the
@@ -1004,8 +1100,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       // that lies entirely outside the band |j - i'| < K: an edge row
       // broadcast over the keys; only tiles that reach the band look the
       // bucket up per element. Either way inside the score generic below.
-      Value keyInBand, keyHighest;
       int64_t kd = shawDist;
+      // j - (i + shift) of key kStart + jLocal, query row qStart + iLocal.
       auto distAt = [&](OpBuilder &b, Location loc, Value jLocal,
                         Value iLocal) -> Value {
         Value j = arith::AddIOp::create(b, loc, kStart, jLocal);
@@ -1013,16 +1109,26 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         return arith::SubIOp::create(b, loc, j,
                                      arith::AddIOp::create(b, loc, i, shift));
       };
-      if (qrT) {
-        Value keyLowest = distAt(b, loc, zeroIdx, indexConst(b, loc, tq - 1));
-        keyHighest = distAt(b, loc, indexConst(b, loc, tk - 1), zeroIdx);
-        keyInBand = arith::AndIOp::create(
+      // The tile's lowest and highest j - (i + shift), and whether some lies
+      // in the band (-K, K).
+      struct Band {
+        Value lowest, highest, reached;
+      };
+      auto band = [&](int64_t bandK) {
+        Band r;
+        r.lowest = distAt(b, loc, zeroIdx, indexConst(b, loc, tq - 1));
+        r.highest = distAt(b, loc, indexConst(b, loc, tk - 1), zeroIdx);
+        r.reached = arith::AndIOp::create(
             b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, keyLowest,
-                                  indexConst(b, loc, kd)),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, keyHighest,
-                                  indexConst(b, loc, -kd)));
-      }
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r.lowest,
+                                  indexConst(b, loc, bandK)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, r.highest,
+                                  indexConst(b, loc, -bandK)));
+        return r;
+      };
+      Band keyBand;
+      if (qrT)
+        keyBand = band(kd);
 
       // S^T = causal(score_mod(scale * S^T)); padded keys masked.
       // `row`: an edge row of qr^T added per query; `gather`: per element.
@@ -1058,8 +1164,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                                                     ValueRange{rb, iLocal});
               sv = arith::AddFOp::create(b, loc, sv, rel);
             }
-            Value score = arith::MulFOp::create(b, loc, sv,
-                                                floatConst(b, loc, c, scale));
+            Value score = arith::MulFOp::create(
+                b, loc, sv, floatConst(b, loc, c, info.scale));
             Value i = arith::AddIOp::create(b, loc, qStart,
                                             linalg::IndexOp::create(b, loc, 1));
             Value j = arith::AddIOp::create(b, loc, kStart,
@@ -1072,18 +1178,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                   b, loc, i, arith::SubIOp::create(b, loc, sq, one));
               Value jIn = arith::MinSIOp::create(
                   b, loc, j, arith::SubIOp::create(b, loc, sk, one));
-              IRMapping mapping;
-              mapping.map(modBlock.getArgument(0), score);
-              for (int64_t d = 0; d < n; ++d)
-                mapping.map(modBlock.getArgument(1 + d), lead[d]);
-              mapping.map(modBlock.getArgument(1 + n), iIn);
-              mapping.map(modBlock.getArgument(2 + n), jIn);
-              for (auto [idx, mod] : llvm::enumerate(op.getModOperands()))
-                mapping.map(modBlock.getArgument(1 + rank + idx), mod);
-              for (Operation &inner : modBlock.without_terminator())
-                b.clone(inner, mapping);
-              score = mapping.lookup(
-                  cast<YieldOp>(modBlock.getTerminator()).getValue());
+              score = applyScoreMod(b, op, score, lead, iIn, jIn);
             }
             Value masked;
             if (causal)
@@ -1098,7 +1193,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             }
             if (masked)
               score = arith::SelectOp::create(
-                  b, loc, masked, floatConst(b, loc, c, negInf), score);
+                  b, loc, masked, floatConst(b, loc, c, kNegInf), score);
             yieldValue(b, loc, score);
           });
         markVectorTile(r, {1, 0});
@@ -1107,7 +1202,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       if (qrT) {
         Value sIn = s;
         auto relIf = scf::IfOp::create(
-            b, loc, keyInBand,
+            b, loc, keyBand.reached,
             [&](OpBuilder &b, Location loc) {
               scf::YieldOp::create(
                   b, loc, scoreGeneric(b, loc, sIn, Value(), /*gather=*/true));
@@ -1115,7 +1210,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             [&](OpBuilder &b, Location loc) {
               // Entirely below the band: bucket 0; above: bucket 2K.
               Value below = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::sle, keyHighest,
+                  b, loc, arith::CmpIPredicate::sle, keyBand.highest,
                   indexConst(b, loc, -kd));
               Value bucket = arith::SelectOp::create(
                   b, loc, below, zeroIdx,
@@ -1135,89 +1230,17 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       }
 
       // Column (= query row) statistics: reductions over keys, dim 0.
-      Value tileMax = buildGeneric(
-          b, loc, ValueRange{s}, filled({tqI}, negInf), {id2, col2},
-          {IteratorType::reduction, IteratorType::parallel},
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
-          });
-      markVectorTile(tileMax, {redTile, 0});
-      Value alpha = buildGeneric(
-          b, loc, ValueRange{m, tileMax},
-          tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{tqI}, c),
-          {id1, id1, id1}, iterators(1),
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
-            Value diff =
-                arith::SubFOp::create(b, loc, a[0], safeMax(b, loc, mNew));
-            yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
-          });
-      markVectorTile(alpha, {0});
-      Value mNew = buildGeneric(
-          b, loc, ValueRange{tileMax}, m, {id1, id1}, iterators(1),
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
-          });
-      markVectorTile(mNew, {0});
-      // P^T = exp(S^T - m'), in place.
-      Value p = buildGeneric(
-          b, loc, ValueRange{mNew}, s, {col2, id2}, iterators(2),
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value diff =
-                arith::SubFOp::create(b, loc, a[1], safeMax(b, loc, a[0]));
-            yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
-          });
-      markVectorTile(p, {1, 0});
-      Value lScaled = buildGeneric(
-          b, loc, ValueRange{alpha}, l, {id1, id1}, iterators(1),
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
-          });
-      markVectorTile(lScaled, {0});
-      Value lNew = buildGeneric(
-          b, loc, ValueRange{p}, lScaled, {id2, col2},
-          {IteratorType::reduction, IteratorType::parallel},
-          [&](OpBuilder &b, Location loc, ValueRange a) {
-            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], a[1]));
-          });
-      markVectorTile(lNew, {redTile, 0});
-      Value accScaled = buildGeneric(
-          b, loc, ValueRange{alpha}, acc, {mapOf(ctx, 2, {0}), id2},
-          iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
-            yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
-          });
-      markVectorTile(accScaled, {1, 0});
+      SoftmaxStep step = buildSoftmaxStep(b, loc, c, s, m, l, acc, tqI, layout);
+      Value p = step.p, alpha = step.alpha;
       // acc' = alpha acc + P (V [+ rel_value[r(i, j)]])  (loops i, x, j)
-      Value accNew = buildGeneric(
-          b, loc, ValueRange{p, vTile}, accScaled,
-          {mapOf(ctx, 3, {2, 0}), mapOf(ctx, 3, {2, 1}),
-           mapOf(ctx, 3, {0, 1})},
-          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value val = castFloat(b, loc, a[1], c);
-            if (relValue && !bucketed) {
-              Value i = arith::AddIOp::create(
-                  b, loc, qStart, linalg::IndexOp::create(b, loc, 0));
-              Value x = linalg::IndexOp::create(b, loc, 1);
-              Value j = arith::AddIOp::create(
-                  b, loc, kStart, linalg::IndexOp::create(b, loc, 2));
-              // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
-              Value qpos = arith::AddIOp::create(b, loc, i, shift);
-              Value dist = arith::SubIOp::create(b, loc, j, qpos);
-              Value r = arith::MaxSIOp::create(b, loc, dist,
-                                               indexConst(b, loc, -maxDist));
-              r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist));
-              r = arith::AddIOp::create(b, loc, r, indexConst(b, loc, maxDist));
-              Value rv = tensor::ExtractOp::create(b, loc, relValue,
-                                                   ValueRange{r, x});
-              val = arith::AddFOp::create(b, loc, val, castFloat(b, loc, rv, c));
-            }
-            Value prod = arith::MulFOp::create(b, loc, a[0], val);
-            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
-          });
+      // P^T is [keys x rows].
+      Value accNew = accumulatePV(b, loc, info, p, mapOf(ctx, 3, {2, 0}), vTile,
+                                  step.accScaled, qStart, kStart, shift,
+                                  relValue && !bucketed);
       markVectorTile(accNew,
                      {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
       if (!bucketed) {
-        scf::YieldOp::create(b, loc, ValueRange{mNew, lNew, accNew});
+        scf::YieldOp::create(b, loc, ValueRange{step.mNew, step.lNew, accNew});
         return;
       }
 
@@ -1226,13 +1249,6 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       // accumulator. The edge buckets (dist <= -K, dist >= K) are masked
       // sums over the tile; inner bucket r (0 < r < 2K) holds the one key
       // j = i + shift + r - K, read only by tiles that reach the band.
-      auto dist = [&](OpBuilder &b, Location loc, Value jLocal,
-                      Value iLocal) -> Value {
-        Value j = arith::AddIOp::create(b, loc, kStart, jLocal);
-        Value i = arith::AddIOp::create(b, loc, qStart, iLocal);
-        return arith::SubIOp::create(b, loc, j,
-                                     arith::AddIOp::create(b, loc, i, shift));
-      };
       auto rescaled = [&](Value t) {
         Value r = buildGeneric(
             b, loc, ValueRange{alpha}, t, {id1, id1}, iterators(1),
@@ -1255,8 +1271,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             ArrayRef<AffineMap>{id2, col2, col2},
             {IteratorType::reduction, IteratorType::parallel},
             [&](OpBuilder &b, Location loc, ValueRange a) {
-              Value d = dist(b, loc, linalg::IndexOp::create(b, loc, 0),
-                             linalg::IndexOp::create(b, loc, 1));
+              Value d = distAt(b, loc, linalg::IndexOp::create(b, loc, 0),
+                               linalg::IndexOp::create(b, loc, 1));
               Value zero = floatConst(b, loc, c, 0.0);
               Value lo = arith::CmpIOp::create(
                   b, loc, arith::CmpIPredicate::sle, d,
@@ -1292,16 +1308,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       };
       // The tile reaches an inner bucket iff some j - (i + shift) lies in
       // (-K, K) for j in [kStart, kStart + tk), i in [qStart, qStart + tq).
-      Value lowest = dist(b, loc, zeroIdx, indexConst(b, loc, tq - 1));
-      Value highest = dist(b, loc, indexConst(b, loc, tk - 1), zeroIdx);
-      Value inBand = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lowest,
-                                indexConst(b, loc, maxDist)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, highest,
-                                indexConst(b, loc, -maxDist)));
-      auto band = scf::IfOp::create(
-          b, loc, inBand,
+      Band valueBand = band(maxDist);
+      auto bandIf = scf::IfOp::create(
+          b, loc, valueBand.reached,
           [&](OpBuilder &b, Location loc) {
             // inner' = alpha inner + P gathered, in one pass.
             Value gathered = buildGeneric(
@@ -1349,7 +1358,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
               return;
             }
             Value past = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::sge, lowest,
+                b, loc, arith::CmpIPredicate::sge, valueBand.lowest,
                 indexConst(b, loc, maxDist));
             auto after = scf::IfOp::create(
                 b, loc, past,
@@ -1362,8 +1371,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             scf::YieldOp::create(b, loc, after.getResult(0));
           });
       scf::YieldOp::create(b, loc,
-                           ValueRange{mNew, lNew, accNew, edgeLoNew,
-                                      edgeHiNew, band.getResult(0)});
+                           ValueRange{step.mNew, step.lNew, accNew, edgeLoNew,
+                                      edgeHiNew, bandIf.getResult(0)});
     };
 
     SmallVector<Value> init = {m0, l0, acc0};
@@ -1428,51 +1437,19 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         bucketSums = insertRows(asRow(tailLoop.getResult(4)), bucketSums,
                                 buckets - 1, 1);
       }
-      accFinal = buildGeneric(
-          b, loc, ValueRange{bucketSums, relValueUsed}, accFinal,
-          {mapOf(ctx, 3, {2, 0}), mapOf(ctx, 3, {2, 1}),
-           mapOf(ctx, 3, {0, 1})},
-          iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-            Value prod = arith::MulFOp::create(b, loc, a[0],
-                                               castFloat(b, loc, a[1], c));
-            yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
-          });
+      accFinal = contract(b, loc, c, bucketSums, {2, 0}, relValueUsed, {2, 1},
+                          accFinal);
       markVectorTile(accFinal,
                      {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
     }
-    // out = acc / l; a fully masked row (l = 0) yields zeros.
-    Value outTile = buildGeneric(
-        b, loc, ValueRange{lFinal, accFinal},
-        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{tqI, dv},
-                                elemType),
-        {mapOf(ctx, 2, {0}), id2, id2}, iterators(2),
-        [&](OpBuilder &b, Location loc, ValueRange a) {
-          Value zero = floatConst(b, loc, c, 0.0);
-          Value empty = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, a[0], zero);
-          Value o = arith::DivFOp::create(b, loc, a[1], a[0]);
-          o = arith::SelectOp::create(b, loc, empty, zero, o);
-          yieldValue(b, loc, castFloat(b, loc, o, elemType));
-        });
+    Value outTile = normalizeOutput(b, loc, info, lFinal, accFinal, {tqI, dv});
     markVectorTile(outTile, {1, 0});
     SmallVector<OpFoldResult> strides2(2, b.getIndexAttr(1));
     outTile = tensor::ExtractSliceOp::create(
         b, loc, outTile,
         ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{qSize, dv}, strides2);
-
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(forall.getTerminator().getBody());
-    SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
-    for (Value l : lead) {
-      offsets.push_back(l);
-      sizes.push_back(b.getIndexAttr(1));
-    }
-    offsets.append({qStart, b.getIndexAttr(0)});
-    sizes.append({qSize, dv});
-    tensor::ParallelInsertSliceOp::create(b, loc, outTile,
-                                          forall.getRegionIterArgs()[0],
-                                          offsets, sizes, strides);
+    insertOutputTile(b, loc, forall, lead, qStart, qSize, dv, outTile);
   }
 
   int64_t queryTile, keyTile;
