@@ -13,7 +13,7 @@ the same shapes are timed with `torch.nn.functional.scaled_dot_product_attention
 Without a GPU, `--compile-only` lowers every case to a binary (ptxas) and
 reports its kernel count: that is what the test suite runs here.
 
-Usage: scripts/bench-gpu.sh [--chip sm_90] [--dtypes f32,bf16,f16] [--quick]
+Usage: scripts/bench-gpu.sh [--chip auto|sm_90a|sm_80...] [--dtypes f32,bf16,f16] [--quick]
                             [--compile-only] [--write-docs]
 """
 import argparse
@@ -187,6 +187,27 @@ def has_gpu():
     return bool(smi) and subprocess.run([smi, "-L"], capture_output=True).returncode == 0
 
 
+def chip_for_capability(text):
+    """The --posenc-to-nvvm chip of a compute capability "M.m": sm_90a on 9.0
+    (Hopper: the warpgroup-MMA attention kernel), sm_Mm otherwise; None when
+    `text` is not a capability."""
+    if not re.fullmatch(r"\d+\.\d+", text or ""):
+        return None
+    major, minor = text.split(".")
+    return "sm_90a" if (major, minor) == ("9", "0") else f"sm_{major}{minor}"
+
+
+def device_chip():
+    """The chip of GPU 0 (nvidia-smi's compute capability), or None."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return None
+    out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+                         capture_output=True, text=True)
+    fields = out.stdout.split()
+    return chip_for_capability(fields[0]) if out.returncode == 0 and fields else None
+
+
 def torch_sdpa_ms(case):
     """Median ms of the PyTorch equivalent, or None when torch/CUDA is absent."""
     try:
@@ -230,7 +251,9 @@ def torch_sdpa_ms(case):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--chip", default="sm_90")
+    ap.add_argument("--chip", default="auto",
+                    help="target architecture; auto: the GPU's (sm_90a on "
+                         "Hopper, wgmma), sm_90 without a GPU")
     ap.add_argument("--features", default="+ptx80")
     ap.add_argument("--dtypes", default="f32,bf16",
                     help="comma-separated element types, of f32, bf16, f16 "
@@ -259,6 +282,8 @@ def main():
         sys.exit("no NVIDIA GPU here: use --compile-only (figures stay 'not measured')")
     if run and not args.cpu_smoke and not os.path.exists(runtime):
         sys.exit(f"{runtime} is missing: the CUDA runtime library is built when CMake finds the toolkit")
+    if args.chip == "auto":
+        args.chip = (device_chip() if run and not args.cpu_smoke else None) or "sm_90"
     fmt = "bin" if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas") else "isa"
     pipeline = f"--posenc-to-nvvm=chip={args.chip} features={args.features} format={fmt}"
     libs = [runtime]
