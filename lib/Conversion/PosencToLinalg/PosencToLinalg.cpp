@@ -22,6 +22,7 @@
 #include "mlir/IR/AffineMap.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <array>
 #include <limits>
 
 namespace posenc {
@@ -413,6 +414,40 @@ static AffineMap mapOf(int64_t numDims, ArrayRef<AffineExpr> exprs,
   return AffineMap::get(numDims, 0, exprs, ctx);
 }
 
+/// The loop dims (a, b, c) after the lead dims of a batched contraction
+/// out[lead..., a, b] = sum_c lhs * rhs.
+static std::array<AffineExpr, 3> contractionDims(MLIRContext *ctx,
+                                                 int64_t numLead) {
+  return {getAffineDimExpr(numLead, ctx), getAffineDimExpr(numLead + 1, ctx),
+          getAffineDimExpr(numLead + 2, ctx)};
+}
+
+/// out[lead..., a, b] = sum_c lhs * rhs in `f` over the loops (lead..., a,
+/// b, c): `lhs` and `rhs` indexed by `lhsExprs` and `rhsExprs` (in terms of
+/// those loops), out of shape `sizes` by the query's lead dims and (a, b).
+static Value buildContraction(OpBuilder &b, Location loc, FloatType f,
+                              const AttentionShape &shape, Value lhs,
+                              ArrayRef<AffineExpr> lhsExprs, Value rhs,
+                              ArrayRef<AffineExpr> rhsExprs,
+                              ArrayRef<OpFoldResult> sizes) {
+  MLIRContext *ctx = b.getContext();
+  int64_t n = shape.numLead;
+  int64_t numLoops = n + 3;
+  std::array<AffineExpr, 3> dims = contractionDims(ctx, n);
+  SmallVector<AffineExpr> oe = shape.qLead(ctx);
+  oe.append({dims[0], dims[1]});
+  return buildGeneric(
+      b, loc, ValueRange{lhs, rhs}, filledTensor(b, loc, sizes, f, 0.0),
+      {mapOf(numLoops, lhsExprs, ctx), mapOf(numLoops, rhsExprs, ctx),
+       mapOf(numLoops, oe, ctx)},
+      iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value x = castFloat(b, loc, args[0], f);
+        Value y = castFloat(b, loc, args[1], f);
+        Value prod = arith::MulFOp::create(b, loc, x, y);
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
+      });
+}
+
 /// raw[lead..., i, j] = sum_d q[lead..., i, d] * k[lead'..., j, d] in f32.
 static Value buildQKProduct(OpBuilder &b, Location loc, Value q, Value k,
                             const AttentionShape &shape, FloatType f) {
@@ -420,34 +455,22 @@ static Value buildQKProduct(OpBuilder &b, Location loc, Value q, Value k,
   int64_t n = shape.numLead;
   SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, q);
   sizes.back() = tensor::getMixedSize(b, loc, k, n); // Sk
-  Value init = filledTensor(b, loc, sizes, f, 0.0);
-  // Loops: lead..., i, j, d.
-  int64_t numLoops = n + 3;
-  AffineExpr i = getAffineDimExpr(n, ctx), j = getAffineDimExpr(n + 1, ctx),
-             d = getAffineDimExpr(n + 2, ctx);
-  SmallVector<AffineExpr> qe = shape.qLead(ctx), ke = shape.kvLead(ctx),
-                          oe = shape.qLead(ctx);
+  auto [i, j, d] = contractionDims(ctx, n);
+  SmallVector<AffineExpr> qe = shape.qLead(ctx), ke = shape.kvLead(ctx);
   qe.append({i, d});
   ke.append({j, d});
-  oe.append({i, j});
-  return buildGeneric(
-      b, loc, ValueRange{q, k}, init,
-      {mapOf(numLoops, qe, ctx), mapOf(numLoops, ke, ctx),
-       mapOf(numLoops, oe, ctx)},
-      iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value qv = castFloat(b, loc, args[0], f);
-        Value kv = castFloat(b, loc, args[1], f);
-        Value prod = arith::MulFOp::create(b, loc, qv, kv);
-        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
-      });
+  return buildContraction(b, loc, f, shape, q, qe, k, ke, sizes);
 }
 
-/// Whether key j is masked for query i under the causal rule
+/// Score `s` of query i and key j under the causal rule: -inf where
 /// j > i + (Sk - Sq), given `shift` = Sk - Sq.
-static Value isCausallyMasked(OpBuilder &b, Location loc, Value i, Value j,
-                              Value shift) {
+static Value maskCausally(OpBuilder &b, Location loc, FloatType f, Value s,
+                          Value i, Value j, Value shift) {
   Value limit = arith::AddIOp::create(b, loc, i, shift);
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, limit);
+  Value masked =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, limit);
+  Value ninf = floatConst(b, loc, f, -std::numeric_limits<double>::infinity());
+  return arith::SelectOp::create(b, loc, masked, ninf, s);
 }
 
 /// Row softmax over the last dim of `scores` ([..., Sq, Sk], f32, masked
@@ -506,25 +529,11 @@ static Value buildPVProduct(OpBuilder &b, Location loc, Value probs, Value v,
   int64_t n = shape.numLead;
   SmallVector<OpFoldResult> sizes = mixedSizes(b, loc, probs);
   sizes.back() = tensor::getMixedSize(b, loc, v, n + 1); // Dv
-  Value init = filledTensor(b, loc, sizes, f, 0.0);
-  // Loops: lead..., i, x, j.
-  int64_t numLoops = n + 3;
-  AffineExpr i = getAffineDimExpr(n, ctx), x = getAffineDimExpr(n + 1, ctx),
-             j = getAffineDimExpr(n + 2, ctx);
-  SmallVector<AffineExpr> pe = shape.qLead(ctx), ve = shape.kvLead(ctx),
-                          oe = shape.qLead(ctx);
+  auto [i, x, j] = contractionDims(ctx, n);
+  SmallVector<AffineExpr> pe = shape.qLead(ctx), ve = shape.kvLead(ctx);
   pe.append({i, j});
   ve.append({j, x});
-  oe.append({i, x});
-  return buildGeneric(
-      b, loc, ValueRange{probs, v}, init,
-      {mapOf(numLoops, pe, ctx), mapOf(numLoops, ve, ctx),
-       mapOf(numLoops, oe, ctx)},
-      iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value vv = castFloat(b, loc, args[1], f);
-        Value prod = arith::MulFOp::create(b, loc, args[0], vv);
-        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
-      });
+  return buildContraction(b, loc, f, shape, probs, pe, v, ve, sizes);
 }
 
 /// Converts an f32 result tensor to `elemType`.
@@ -626,10 +635,7 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
           if (causal) {
             Value i = linalg::IndexOp::create(b, loc, n);
             Value j = linalg::IndexOp::create(b, loc, n + 1);
-            Value masked = isCausallyMasked(b, loc, i, j, shift);
-            Value ninf =
-                floatConst(b, loc, f, -std::numeric_limits<double>::infinity());
-            s = arith::SelectOp::create(b, loc, masked, ninf, s);
+            s = maskCausally(b, loc, f, s, i, j, shift);
           }
           yieldValue(b, loc, s);
         });
@@ -673,23 +679,11 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
     // qr[lead..., i, r] = q_i . rel_key[r]  (the [Sq, 2K+1] table).
     SmallVector<OpFoldResult> qrSizes = mixedSizes(rewriter, loc, q);
     qrSizes.back() = rewriter.getIndexAttr(2 * maxDist + 1);
-    int64_t qrLoops = n + 3; // lead..., i, r, d
-    AffineExpr i = getAffineDimExpr(n, ctx), r = getAffineDimExpr(n + 1, ctx),
-               d = getAffineDimExpr(n + 2, ctx);
-    SmallVector<AffineExpr> qe = shape.qLead(ctx), oe = shape.qLead(ctx);
+    auto [i, r, d] = contractionDims(ctx, n); // lead..., i, r, d
+    SmallVector<AffineExpr> qe = shape.qLead(ctx);
     qe.append({i, d});
-    oe.append({i, r});
-    Value qr = buildGeneric(
-        rewriter, loc, ValueRange{q, relKey},
-        filledTensor(rewriter, loc, qrSizes, f, 0.0),
-        {mapOf(qrLoops, qe, ctx), mapOf(qrLoops, {r, d}, ctx),
-         mapOf(qrLoops, oe, ctx)},
-        iterators(n + 2, 1), [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value prod =
-              arith::MulFOp::create(b, loc, castFloat(b, loc, args[0], f),
-                                    castFloat(b, loc, args[1], f));
-          yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
-        });
+    Value qr = buildContraction(rewriter, loc, f, shape, q, qe, relKey, {r, d},
+                                qrSizes);
 
     Value sq = tensor::DimOp::create(rewriter, loc, q, n);
     Value sk = tensor::DimOp::create(rewriter, loc, k, n);
@@ -721,12 +715,8 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
           Value rel = tensor::ExtractOp::create(b, loc, qr, qrIdx);
           Value s = arith::AddFOp::create(b, loc, args[0], rel);
           s = arith::MulFOp::create(b, loc, s, floatConst(b, loc, f, scale));
-          if (causal) {
-            Value masked = isCausallyMasked(b, loc, iv, jv, shift);
-            Value ninf =
-                floatConst(b, loc, f, -std::numeric_limits<double>::infinity());
-            s = arith::SelectOp::create(b, loc, masked, ninf, s);
-          }
+          if (causal)
+            s = maskCausally(b, loc, f, s, iv, jv, shift);
           yieldValue(b, loc, s);
         });
 
