@@ -6,6 +6,7 @@
 # installs
 #   bin/posenc-opt
 #   lib/libPosencCAPI.so, lib/libPosencPlugin.so (mlir-opt plugin),
+#   lib/libposenc_cuda_runtime.so (when built),
 #   lib/libPosenc*.a (every posenc static library)
 #   include/posenc, include/posenc-c (with the generated .inc headers)
 #   lib/cmake/posenc/PosencConfig.cmake (find_package(Posenc), targets
@@ -57,6 +58,11 @@ set_target_properties(posenc-opt PROPERTIES INSTALL_RPATH "${LLVM_LIBRARY_DIR}")
 set(POSENC_INSTALLED_TARGETS posenc-opt PosencCAPI ${POSENC_STATIC_LIBRARIES})
 if(TARGET PosencPlugin)
   list(APPEND POSENC_INSTALLED_TARGETS PosencPlugin)
+endif()
+# The mgpu* runtime that GPU host code links (posenc.compile(target="cuda")
+# finds it next to libPosencCAPI.so), when the CUDA toolkit was found.
+if(TARGET posenc_cuda_runtime)
+  list(APPEND POSENC_INSTALLED_TARGETS posenc_cuda_runtime)
 endif()
 install(TARGETS ${POSENC_INSTALLED_TARGETS}
   EXPORT PosencTargets

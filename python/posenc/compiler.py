@@ -389,9 +389,13 @@ _CUDA_RUNTIME_NAME = "libposenc_cuda_runtime.so"
 
 def cuda_runtime_path():
     """The path of libposenc_cuda_runtime.so (the ``mgpu*`` functions that
-    GPU host code calls): next to libPosencCAPI.so. Raises PosencError when
+    GPU host code calls): next to libPosencCAPI.so (the library the
+    package's symlink points to, once installed). Raises PosencError when
     it was not built (CMake builds it when it finds the CUDA toolkit)."""
-    path = os.path.join(os.path.dirname(library_path()), _CUDA_RUNTIME_NAME)
+    # An installed package reaches libPosencCAPI.so through a symlink: the
+    # runtime is installed next to the library itself.
+    path = os.path.join(os.path.dirname(os.path.realpath(library_path())),
+                        _CUDA_RUNTIME_NAME)
     if not os.path.isfile(path):
         raise PosencError(f"target 'cuda' needs {_CUDA_RUNTIME_NAME}, which is built "
                           f"when CMake finds the CUDA toolkit; there is none at {path}")

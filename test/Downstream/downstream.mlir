@@ -28,6 +28,7 @@
 
 // PY: package: {{.*}}/prefix/lib/python3/dist-packages/posenc/__init__.py
 // PY: library: {{.*}}/prefix/lib/python3/dist-packages/posenc/libPosencCAPI.so
+// PY: cuda runtime: {{(.*/prefix/lib/libposenc_cuda_runtime.so|none: .*)$}}
 // PY: rope matches the reference: True
 
 func.func @block(%q: tensor<1x4x?x16xf32>, %k: tensor<1x2x?x16xf32>,
