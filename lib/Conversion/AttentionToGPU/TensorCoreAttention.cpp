@@ -36,7 +36,9 @@
 // operands in shared memory, read through matrix descriptors:
 //   Q [64 x D], K [Bn x D], P [64 x Bn] and V^T [Dv x Bn], each in the
 //   no-swizzle K-major layout (8 x 8 core matrices of 128 contiguous bytes;
-//   getWarpgroupOperandIndexMap), P over K's bytes once S is computed;
+//   getWarpgroupOperandIndexMap; CUTLASS's canonical INTERLEAVE K-major
+//   layout ((8,m),(T,2)):((1T,SBO),(1,LBO))), P over K's bytes once S is
+//   computed;
 //   S = Q K^T: D / 16 wgmma m64n{Bn}k16; O += P V: Bn / 16 wgmma
 //   m64n{Dv}k16 on the rescaled O registers. Generic-proxy stores to shared
 //   memory are followed by fence.proxy.async before the barrier that
