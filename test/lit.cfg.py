@@ -19,6 +19,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment(
     "PYTHONPATH", os.path.join(config.posenc_src_root, "python"), append_path=True)
 llvm_config.with_environment("POSENC_BUILD_DIR", config.posenc_obj_root)
+# The emulated tensor-core tests run one OpenMP thread per GPU thread (128 per
+# block) on a 2-core machine: libomp's default spin-wait at their barriers
+# multiplies their time when threads outnumber cores, so waiting threads sleep.
+llvm_config.with_environment("OMP_WAIT_POLICY", "passive")
 
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%posenc_src", config.posenc_src_root))
