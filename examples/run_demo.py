@@ -6,7 +6,7 @@ Each example file holds a function `@attention`; this driver appends a
 `@main` that feeds it seeded random inputs (as exact hex constants) and prints
 the result, lowers the module with `posenc-opt --posenc-cpu-pipeline`, runs it
 with `mlir-runner`, parses the printed numbers and compares them with
-`posenc.reference` (written from SPEC.md, independent of the C++).
+`posenc.reference` (written from docs/spec.md, independent of the C++).
 """
 import argparse
 import os
