@@ -112,7 +112,7 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
                 + "\n".join(body) + "\n  return\n}")
 
     def expected(self, args):
-        """The numpy reference result (posenc.reference, from SPEC.md)."""
+        """The numpy reference result (posenc.reference, from docs/spec.md)."""
         from posenc import reference as ref
         p = self.p
         a = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in args]

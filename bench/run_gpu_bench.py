@@ -27,8 +27,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-LLVM_BIN = "/usr/lib/llvm-22/bin"
-LLVM_LIB = "/usr/lib/llvm-22/lib"
+# The LLVM tools and libraries the build uses (scripts/*.sh export them from
+# build/posenc-env.sh, which CMake writes); Debian's LLVM 22 otherwise.
+LLVM_BIN = os.environ.get("POSENC_LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin")
+LLVM_LIB = os.environ.get("POSENC_LLVM_LIBRARY_DIR", "/usr/lib/llvm-22/lib")
 
 
 def ttype(shape, elem):

@@ -6,7 +6,7 @@ Each example file holds a function `@attention`; this driver appends a
 `@main` that feeds it seeded random inputs (as exact hex constants) and prints
 the result, lowers the module with `posenc-opt --posenc-cpu-pipeline`, runs it
 with `mlir-runner`, parses the printed numbers and compares them with
-`posenc.reference` (written from SPEC.md, independent of the C++).
+`posenc.reference` (written from docs/spec.md, independent of the C++).
 """
 import argparse
 import os
@@ -18,8 +18,10 @@ import numpy as np
 
 from posenc import reference as ref
 
-LLVM_BIN = "/usr/lib/llvm-22/bin"
-LLVM_LIB = "/usr/lib/llvm-22/lib"
+# The LLVM tools and libraries the build uses (scripts/*.sh export them from
+# build/posenc-env.sh, which CMake writes); Debian's LLVM 22 otherwise.
+LLVM_BIN = os.environ.get("POSENC_LLVM_TOOLS_DIR", "/usr/lib/llvm-22/bin")
+LLVM_LIB = os.environ.get("POSENC_LLVM_LIBRARY_DIR", "/usr/lib/llvm-22/lib")
 # printMemrefF32 prints 6 significant digits; the f32 kernels agree with the
 # float64 reference far better than that, so the tolerance is the print's.
 RTOL, ATOL = 1e-4, 1e-5

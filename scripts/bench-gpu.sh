@@ -9,4 +9,6 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${POSENC_BUILD_DIR:-$root/build}"
 "$root/scripts/setup.sh" "$build" >/dev/null
-PYTHONPATH="$root/python" /usr/bin/python3 "$root/bench/run_gpu_bench.py" --build "$build" "$@"
+# shellcheck source=/dev/null
+source "$build/posenc-env.sh"
+PYTHONPATH="$root/python" "$POSENC_PYTHON" "$root/bench/run_gpu_bench.py" --build "$build" "$@"

@@ -7,5 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${POSENC_BUILD_DIR:-$root/build}"
 "$root/scripts/setup.sh" "$build" >/dev/null
+# shellcheck source=/dev/null
+source "$build/posenc-env.sh"
 PYTHONPATH="$root/python" POSENC_BUILD_DIR="$build" \
-  /usr/bin/python3 "$root/bench/run_bench.py" --build "$build" "$@"
+  "$POSENC_PYTHON" "$root/bench/run_bench.py" --build "$build" "$@"

@@ -6,5 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${POSENC_BUILD_DIR:-$root/build}"
 "$root/scripts/setup.sh" "$build" >/dev/null
-PYTHONPATH="$root/python" /usr/bin/python3 "$root/examples/run_demo.py" \
+# shellcheck source=/dev/null
+source "$build/posenc-env.sh"
+PYTHONPATH="$root/python" "$POSENC_PYTHON" "$root/examples/run_demo.py" \
   --build "$build" "$@"

@@ -25,7 +25,7 @@ scaling parameters, ...) is the dialect verifier's, so a bad combination
 produces a program that ``posenc.compile`` rejects with a ``PosencError``
 carrying the verifier's message -- one place states each rule.
 
-The semantics of every op is SPEC.md's; ``posenc.reference`` computes the
+The semantics of every op is docs/spec.md's; ``posenc.reference`` computes the
 same functions in numpy.
 """
 

@@ -1,11 +1,12 @@
 """Independent numpy reference for the posenc ops.
 
-This module is the executable form of ``SPEC.md`` (the semantics contract).
-It is written from the math in SPEC.md (and, where SPEC.md defers to them,
-the HuggingFace rope utilities) and MUST NEVER be derived from, or edited to
+This module is the executable form of ``docs/spec.md`` (the semantics
+contract; read it for the math, the layouts and the tolerances). It is written
+from the math in docs/spec.md (and, where the spec defers to them, the
+HuggingFace rope utilities) and MUST NEVER be derived from, or edited to
 agree with, the C++ lowerings in this repository: its whole value is that it
 is an independent second implementation. If the compiler and this file
-disagree, settle the question against SPEC.md, not against the C++.
+disagree, settle the question against docs/spec.md, not against the C++.
 
 Conventions
 -----------
@@ -15,7 +16,7 @@ Conventions
   leading dims broadcast numpy-style.
 * Errors (bad shapes / attributes) raise ``ValueError``.
 
-Choices made where SPEC.md leaves room (keep in sync with the docs):
+Choices made where the contract leaves room (all stated in docs/spec.md):
 * ``rope`` takes ``layout`` as a required argument (no default).
 * ``rope`` positions are ``[S]`` (broadcast over leading dims); any other
   shape is broadcast numpy-style against ``x.shape[:-1]``.

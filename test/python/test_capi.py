@@ -1,6 +1,6 @@
-"""Tests of posenc.compile and the C API under it (lib/CAPI, python/posenc/
-compiler.py): parse, lower with posenc-cpu-pipeline, JIT, call on numpy
-arrays, and every error path.
+"""Tests of posenc.compile and the C API under it (lib/CAPI; python/posenc's
+compiler, capi, memref and function modules): parse, lower with
+posenc-cpu-pipeline, JIT, call on numpy arrays, and every error path.
 
 The functions are plain upstream IR (linalg/arith/tensor) so that these tests
 exercise the compile path independently of the posenc lowerings. Expected

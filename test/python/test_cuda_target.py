@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import posenc
-from posenc import PosencError, compiler
+from posenc import PosencError, compiler, cuda, memref
 from posenc import reference as ref
 from posenc_testutil import from_elem, requires_capi, to_elem
 
@@ -108,9 +108,9 @@ def test_gpu_host_code_jit_compiles(tmp_path):
                            "GPU", "attention-f16-noncausal.mlir")
     script = (
         "import ctypes\n"
-        "from posenc import compiler\n"
-        "lib = compiler._get_library()\n"
-        "runtime = compiler._CudaRuntime(compiler.cuda_runtime_path())\n"
+        "from posenc import capi, cuda\n"
+        "lib = capi.get_library()\n"
+        "runtime = cuda.CudaRuntime(cuda.cuda_runtime_path())\n"
         f"module = lib.parse(open({program!r}).read())\n"
         "lib.call(lib.module_prepare_for_jit, module, b'attention', True, what='prepare')\n"
         "lib.run_pipeline(module, 'builtin.module(posenc-to-nvvm{chip=sm_90a})')\n"
@@ -154,7 +154,7 @@ def test_copied_arguments_match_in_place_call():
 
     f = posenc.compile(WRITES_MEMREF)
     want_d, want_row = f(m_in_place, t)
-    f._memory = compiler._CopiedMemory("test", alloc, free)
+    f._memory = memref.CopiedMemory("test", alloc, free)
     d, row = f(m_copied, t)
 
     np.testing.assert_array_equal(d, 2 * t)
@@ -171,10 +171,10 @@ def test_copied_arguments_match_in_place_call():
 
 
 def test_chip_from_compute_capability():
-    assert compiler._chip_for((9, 0)) == "sm_90a"
-    assert compiler._chip_for((8, 0)) == "sm_80"
-    assert compiler._chip_for((8, 6)) == "sm_86"
-    assert compiler._chip_for((12, 0)) == "sm_120"
+    assert cuda.chip_for((9, 0)) == "sm_90a"
+    assert cuda.chip_for((8, 0)) == "sm_80"
+    assert cuda.chip_for((8, 6)) == "sm_86"
+    assert cuda.chip_for((12, 0)) == "sm_120"
 
 
 def test_chip_option_is_checked():

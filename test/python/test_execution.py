@@ -2,7 +2,7 @@
 
 Every case builds a small posenc program, compiles it with the CPU pipeline
 (through the C API's JIT) on both paths (reference and fused), runs it on seeded random inputs and compares the
-result with `posenc.reference`, which is written from SPEC.md and never from
+result with `posenc.reference`, which is written from docs/spec.md and never from
 the C++. Tolerances are stated per case and derived from the arithmetic:
 
 * f32 kernels vs the float64 reference: softmax/matmul accumulation in f32
@@ -10,8 +10,8 @@ the C++. Tolerances are stated per case and derived from the arithmetic:
 * RoPE `fast` precision computes theta = f32(pos) * f32(inv_freq): the angle
   carries a relative error of ~2 ulp (2.4e-7), so the absolute tolerance
   grows with the largest position.
-* RoPE `exact` precision: cos/sin within 1e-6 of float64 (SPEC), so the output
-  is within 1e-6 * |x| plus the f32 rounding of the result.
+* RoPE `exact` precision: cos/sin within 1e-6 of float64 (docs/spec.md), so
+  the output is within 1e-6 * |x| plus the f32 rounding of the result.
 * f16 / bf16 results are compared after the reference is given the same
   rounded inputs; the tolerance is the result type's rounding (2^-10, 2^-7
   relative) times the magnitude of the values.
@@ -249,7 +249,7 @@ LARGE_POSITIONS = np.array([0, 1, 131071, 131072, 1048576, 2**24 - 1, 2**24,
 
 @pytest.mark.parametrize("layout", ["interleaved", "half"])
 def test_rope_exact_mode_large_positions(layout):
-    """Exact mode: cos/sin within 1e-6 of float64 up to 2^24 (SPEC)."""
+    """Exact mode: cos/sin within 1e-6 of float64 up to 2^24 (docs/spec.md)."""
     run_rope((2, len(LARGE_POSITIONS), 128), LARGE_POSITIONS, layout,
              pos_elem="i64", base=500000.0, precision="exact",
              tol=(2e-6, 2e-6))

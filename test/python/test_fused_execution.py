@@ -4,7 +4,7 @@ posenc-decompose-attention, `posenc-cpu-pipeline{reference=false}`).
 Each case compiles one program twice, with the fused path and with the
 reference lowering (`reference=true`), runs both on the same seeded inputs and
 compares each with the numpy reference (`posenc.reference`, float64, written
-from SPEC.md) and with each other. Sizes are chosen not to divide the tiles
+from docs/spec.md) and with each other. Sizes are chosen not to divide the tiles
 (S = 1, 17, 100, 257 against query/key tiles of 32/64 and of 8/16), with
 Sq < Sk, grouped-query attention, causal and not, dynamic sequence dims.
 

@@ -1,5 +1,5 @@
 """Checks of the numpy reference (python/posenc/reference.py) against facts
-that can be derived by hand from SPEC.md. These test the reference itself, not
+that can be derived by hand from docs/spec.md. These test the reference itself, not
 the compiler."""
 
 import math

@@ -1,6 +1,6 @@
 // RoPE through posenc-opt and mlir-runner, checked against numpy: the
 // program prints its result and the reference checker recomputes it from the
-// same inputs with posenc.reference (written from SPEC.md) and compares
+// same inputs with posenc.reference (written from docs/spec.md) and compares
 // within 1e-5 (printMemrefF32 prints 6 significant digits).
 // RUN: posenc-opt %s --posenc-cpu-pipeline | \
 // RUN:   mlir-runner -e main -entry-point-result=void \

@@ -1,5 +1,5 @@
 // A dynamic size that turns out inconsistent at run time is a reported error
-// (SPEC: "not undefined behaviour"): the RoPE input has 4 rows, the positions
+// (docs/spec.md, "Conventions"): the RoPE input has 4 rows, the positions
 // only 3, and the program aborts with the op's message. (cf.assert prints
 // with puts before abort(): stdbuf -oL keeps the line from dying in the
 // stdout buffer of a pipe.) Both CPU paths; the fused one runs its RoPE

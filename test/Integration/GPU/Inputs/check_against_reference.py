@@ -6,7 +6,7 @@
 
 PROGRAM.mlir holds one public function (the program under test); CASE names
 its inputs and its reference result (the table CASES below, built from
-python/posenc/reference.py, which is written from SPEC.md and never from the
+python/posenc/reference.py, which is written from docs/spec.md and never from the
 C++). The driver appends a @main that passes the inputs as exact hex constants
 and prints the result with printMemrefF32 (an f16 / bf16 result is widened to
 f32 first, exactly, by arith.extf), lowers the module with posenc-opt, runs it
@@ -204,7 +204,7 @@ def case_example_alibi_attention():
 # Inputs: seeded normal values rounded to the element type; the reference is
 # float64 from exactly those 16-bit values. The program's intermediate
 # tensors are 16-bit too (posenc.rope on a bf16 tensor returns a bf16 tensor,
-# SPEC.md), so the reference rounds its float64 RoPE result to the element
+# docs/spec.md), so the reference rounds its float64 RoPE result to the element
 # type (correctly rounded) before the attention, as a bias tensor of the
 # element type is rounded.
 #

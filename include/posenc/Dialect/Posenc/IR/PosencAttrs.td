@@ -60,6 +60,8 @@ def Posenc_RopeScalingKind : I32EnumAttr<"RopeScalingKind",
 def Posenc_RopeScalingAttr : Posenc_Attr<"RopeScaling", "rope_scaling"> {
   let summary = "RoPE frequency scaling (PI, NTK, dynamic NTK, YaRN, Llama 3, LongRoPE)";
   let description = [{
+    Semantics: `docs/spec.md`, section "Scaling kinds".
+
     Adjusts the RoPE inverse frequencies `inv_freq[p] = base^(-2p/R)`
     (R = rotary_dim, p in [0, R/2)) as in the HuggingFace rope utilities.
     The first parameter is the kind; the others are `key = value` pairs, and

@@ -22,7 +22,7 @@ def Posenc_Dialect : Dialect {
     dot-product attention (`posenc.attention`, the fusion target) and Shaw-style
     relative position attention (`posenc.rel_pos_attention`).
 
-    The semantics of every op is fixed by the project's SPEC.md and repeated in
+    The semantics of every op is fixed by `docs/spec.md` and repeated in
     each op's description below. Every op has a reference lowering to `linalg`
     (`--posenc-to-linalg`); element types f16 and bf16 are computed with f32
     internal arithmetic.

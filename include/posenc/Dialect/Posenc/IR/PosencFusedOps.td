@@ -72,6 +72,8 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
   let summary = "attention with fused position encodings (RoPE prologue, "
                 "score modification, relative value term)";
   let description = [{
+    Semantics: `docs/spec.md`, section `posenc.fused_attention`.
+
     The form position encodings are fused into. `query [..., Hq, Sq, D]`,
     `key [..., Hkv, Sk, D]`, `value [..., Hkv, Sk, Dv]` have equal ranks
     `>= 2`. Dims before `(S, D)` are the lead dims `L` (batch..., heads); when

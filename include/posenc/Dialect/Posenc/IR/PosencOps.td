@@ -18,6 +18,8 @@ def Posenc_PositionTensor : RankedTensorOf<[I32, I64]>;
 def Posenc_SinusoidalOp : Posenc_Op<"sinusoidal", [Pure]> {
   let summary = "absolute sinusoidal position table (Attention Is All You Need)";
   let description = [{
+    Semantics: `docs/spec.md`, section `posenc.sinusoidal`.
+
     Builds the `S x D` sinusoidal position table for the integer `positions`
     (`tensor<S x iN>`); `D` (even, static) is the last dim of the result type.
     For pair `p` in `[0, D/2)`: `theta = pos * base^(-2p/D)`.
@@ -56,6 +58,8 @@ def Posenc_SinusoidalOp : Posenc_Op<"sinusoidal", [Pure]> {
 def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding (RoFormer), with frequency scaling";
   let description = [{
+    Semantics: `docs/spec.md`, section `posenc.rope`.
+
     Rotates pairs of the last (head) dim of `input : tensor<... x S x D x F>`
     (rank >= 2, `D` static) by the angle of the position of its row;
     `positions : tensor<S x iN>` broadcasts over the leading dims. The result
@@ -124,6 +128,8 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
 def Posenc_AlibiBiasOp : Posenc_Op<"alibi_bias", [Pure, AttrSizedOperandSegments]> {
   let summary = "ALiBi attention bias (Press et al., Train Short, Test Long)";
   let description = [{
+    Semantics: `docs/spec.md`, section `posenc.alibi_bias`.
+
     Produces the additive attention bias `tensor<[B...] x H x Sq x Sk x F>`.
     Dynamic result dims take their sizes from the `index` operands in order
     (as `tensor.empty` does).
@@ -176,6 +182,8 @@ def Posenc_AlibiBiasOp : Posenc_Op<"alibi_bias", [Pure, AttrSizedOperandSegments
 def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
   let summary = "scaled dot-product attention with GQA, causal mask and additive bias";
   let description = [{
+    Semantics: `docs/spec.md`, section `posenc.attention`.
+
     `query [..., Hq, Sq, D]`, `key [..., Hkv, Sk, D]`, `value [..., Hkv, Sk, Dv]`
     (equal ranks >= 3, equal leading batch dims), optional additive `bias`
     broadcastable (numpy rules, right-aligned) to `[..., Hq, Sq, Sk]`. `Hq` must
@@ -225,6 +233,8 @@ def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
 def Posenc_RelPosAttentionOp : Posenc_Op<"rel_pos_attention", [Pure]> {
   let summary = "attention with Shaw et al. relative position representations";
   let description = [{
+    Semantics: `docs/spec.md`, section `posenc.rel_pos_attention`.
+
     `query [..., Sq, D]`, `key [..., Sk, D]`, `value [..., Sk, Dv]` (equal ranks
     >= 2, equal leading dims), `rel_key : tensor<(2K+1) x D>` and optional
     `rel_value : tensor<(2K+1) x Dv>`; K is taken from rel_key's shape.

@@ -1,0 +1,198 @@
+"""``CompiledFunction``: a JIT-compiled entry function called on numpy values.
+
+The calling convention. ``compile`` marks the entry function
+``llvm.emit_c_interface`` and its tensor arguments
+``bufferization.writable = false`` before lowering, so the lowered code never
+writes into the caller's arrays. The pipeline bufferizes function boundaries
+to identity-layout memrefs, and the JIT exposes ``_mlir_ciface_<name>``,
+which takes each memref as a pointer to a strided descriptor (``memref.py``)
+and returns memrefs (or several results) through a leading pointer to a
+result struct, a lone scalar by value. It is called through the
+ExecutionEngine's packed wrapper (``args[i]`` points to the i-th argument)
+by ``posencJitCall``. Result buffers are allocated by the compiled code
+(malloc; managed memory on the GPU); they are copied into fresh numpy arrays
+and freed.
+
+Types: tensors (static or dynamic dims) of f16, bf16, f32, f64, i1, i8, i16,
+i32, i64 and index, identity-layout memrefs of the same, and integer, index
+and float scalars. numpy has no bfloat16: bf16 tensors are passed and
+returned as ``np.uint16`` arrays of bf16 bit patterns (see
+``posenc.to_bf16_bits`` and ``posenc.from_bf16_bits``). Scalars are Python
+or numpy numbers. A tensor argument may be any array of the right dtype (a
+non-contiguous one is copied); a memref argument is the caller's array, which
+the function may write, so it must be C-contiguous and writeable.
+
+Dynamic sizes that must agree (e.g. the length of RoPE positions and the
+sequence dim of its input) are checked by the compiled code; a failed check
+raises ``PosencError`` with the op's message instead of aborting the
+interpreter (buffers the call allocated before the check are leaked).
+Upstream ops without such checks (e.g. an elementwise add of two `?` tensors)
+leave a mismatch undefined, so callers must still pass consistent shapes.
+
+``target="cuda"``: arguments are copied into CUDA managed memory for the call
+(memref arguments copied back) and results, managed memory too, copied out
+and released (``memref.CopiedMemory``, ``cuda.CudaRuntime.memory``).
+"""
+
+import ctypes
+
+import numpy as np
+
+from .errors import PosencError
+from .memref import (HostMemory, TypeSpec, array_argument, copy_out, fill_descriptor,
+                     scalar_argument, scalar_result)
+
+__all__ = ["CompiledFunction"]
+
+
+class _CallFrame:
+    """What one call owns until it returns: the packed argument slots, the
+    ctypes objects they point to, the argument buffers and the copies the
+    memory model made of them (pointer, array, bytes, written back)."""
+
+    def __init__(self):
+        self.slots = []
+        self.keep_alive = []
+        self.argument_buffers = set()
+        self.copies = []
+
+
+class CompiledFunction:
+    """A JIT-compiled function; call it with one value per argument.
+
+    Returns None, one numpy array (or Python/numpy scalar), or a tuple when
+    the function has several results. Attributes: ``name``, ``signature``
+    (the C API's description of the source function: argument and result
+    types), ``lowered_ir`` (the module after the pipeline), ``target``."""
+
+    def __init__(self, library, jit, packed, signature, lowered_ir, memory=None):
+        self._library = library
+        self._memory = memory or HostMemory(library.free)
+        self.target = self._memory.target
+        self._jit = jit
+        self._packed = packed
+        self.name = signature["name"]
+        self.signature = signature
+        self.lowered_ir = lowered_ir
+        self._arguments = [TypeSpec(description, f"argument #{i} of @{self.name}")
+                           for i, description in enumerate(signature["arguments"])]
+        self._results = [TypeSpec(description, f"result #{i} of @{self.name}")
+                         for i, description in enumerate(signature["results"])]
+        # The C interface returns a struct (memrefs, several results) through
+        # a leading pointer argument and a lone scalar by value, which the
+        # packed wrapper stores through a trailing pointer.
+        self._result_by_pointer = (len(self._results) > 1
+                                   or any(r.is_buffer for r in self._results))
+        self._result_struct = None
+        if self._result_by_pointer:
+            self._result_struct = type("Results", (ctypes.Structure,), {
+                "_fields_": [(f"r{i}", r.lowered_ctype)
+                             for i, r in enumerate(self._results)]})
+
+    def __repr__(self):
+        arguments = ", ".join(a.text for a in self._arguments)
+        results = ", ".join(r.text for r in self._results)
+        return f"<CompiledFunction @{self.name}({arguments}) -> ({results})>"
+
+    def __del__(self):
+        jit, self._jit = getattr(self, "_jit", None), None
+        if jit is not None and jit.ptr and self._library is not None:
+            self._library.jit_destroy(jit)
+
+    def __call__(self, *args):
+        if self._jit is None:
+            raise PosencError(f"@{self.name} was destroyed")
+        if len(args) != len(self._arguments):
+            expected = ", ".join(a.text for a in self._arguments)
+            raise PosencError(f"@{self.name} takes {len(self._arguments)} argument(s) "
+                              f"({expected}), got {len(args)}")
+        frame = _CallFrame()
+        try:
+            return self._call(args, frame)
+        finally:
+            for pointer, _, _, _ in frame.copies:
+                self._memory.free(pointer)
+
+    def _call(self, args, frame):
+        results = None
+        if self._result_by_pointer:
+            results = self._result_struct()
+            self._add_slot(frame, ctypes.c_void_p(ctypes.addressof(results)))
+        for spec, value in zip(self._arguments, args):
+            if spec.is_buffer:
+                self._pass_array(frame, spec, value)
+            else:
+                self._add_slot(frame, spec.ctype(scalar_argument(spec, value)))
+        scalar = None
+        if not self._result_by_pointer and self._results:
+            scalar = self._results[0].ctype()
+            self._add_slot(frame, scalar)
+
+        packed = (ctypes.c_void_p * max(1, len(frame.slots)))(*frame.slots)
+        # Through posencJitCall: a failed run-time check of the compiled code
+        # (e.g. inconsistent dynamic sizes) raises PosencError instead of
+        # aborting the interpreter.
+        self._library.call(self._library.jit_call, self._packed, packed,
+                           what=f"@{self.name} failed")
+        # A memref argument is the caller's array: what the function wrote
+        # into its copy goes back.
+        for pointer, array, size, written_back in frame.copies:
+            if written_back:
+                ctypes.memmove(array.ctypes.data, pointer, size)
+
+        if scalar is not None:
+            return scalar_result(self._results[0], scalar.value)
+        if results is None:
+            return None
+        return self._collect_results(results, frame.argument_buffers)
+
+    @staticmethod
+    def _add_slot(frame, value):
+        """Appends the address of ``value`` (a ctypes object) to the packed
+        arguments and keeps it alive for the call."""
+        frame.keep_alive.append(value)
+        frame.slots.append(ctypes.addressof(value))
+
+    def _pass_array(self, frame, spec, value):
+        """Checks an array argument, copies it where the memory model wants
+        its buffers, and passes a pointer to its descriptor."""
+        array = array_argument(spec, value)
+        data = array.ctypes.data
+        if self._memory.copies_arguments and array.nbytes:
+            pointer = self._memory.alloc(array.nbytes)
+            frame.copies.append((pointer, array, array.nbytes, spec.kind == "memref"))
+            ctypes.memmove(pointer, data, array.nbytes)
+            data = pointer
+        descriptor = fill_descriptor(spec, array, data)
+        frame.keep_alive += [array, descriptor]
+        frame.argument_buffers.add(data)
+        self._add_slot(frame, ctypes.c_void_p(ctypes.addressof(descriptor)))
+
+    def _collect_results(self, results, argument_buffers):
+        """The result struct as numpy values. Converts every result before
+        raising anything, so that no buffer leaks."""
+        outputs, freed, failure = [], set(), None
+        for i, spec in enumerate(self._results):
+            raw = getattr(results, f"r{i}")
+            try:
+                if spec.is_buffer:
+                    outputs.append(self._array_result(spec, raw, argument_buffers, freed))
+                else:
+                    outputs.append(scalar_result(spec, raw))
+            except PosencError as error:
+                failure = failure or error
+        if failure is not None:
+            raise failure
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _array_result(self, spec, descriptor, argument_buffers, freed):
+        array = copy_out(spec, descriptor)
+        # The buffer was allocated by the compiled code (malloc; managed
+        # memory on the GPU) and is now ours to free -- unless it is one of
+        # the arguments' buffers (a memref argument returned as is) or was
+        # freed already (a value returned twice).
+        allocated = descriptor.allocated
+        if allocated and allocated not in argument_buffers and allocated not in freed:
+            freed.add(allocated)
+            self._memory.free(allocated)
+        return array
