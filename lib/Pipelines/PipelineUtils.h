@@ -1,7 +1,10 @@
 //===- PipelineUtils.h - pass sequences the pipelines share -----*- C++ -*-===//
 //
 // The tensor-level lowering and the bufferization that both the CPU and the
-// GPU pipeline run, in one place (they differ only where noted).
+// GPU pipeline run, in one place (they differ only where noted). The CPU
+// pipeline (Pipelines.cpp) and the GPU pipeline (NVVMPipeline.cpp) share
+// code only through this header (PipelineUtils.cpp), never call each other's
+// builders.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,15 +1,17 @@
-//===- Pipelines.cpp - posenc pass pipelines ------------------------------===//
+//===- Pipelines.cpp - the posenc CPU pipeline ----------------------------===//
+//
+// The CPU pipeline, and the registration of every posenc pipeline. The pass
+// sequences it shares with the GPU pipeline are in PipelineUtils.cpp.
+//
+//===----------------------------------------------------------------------===//
 
 #include "posenc/Pipelines/Pipelines.h"
-#include "posenc/Pipelines/NVVMPipeline.h"
 #include "PipelineUtils.h"
+#include "posenc/Pipelines/NVVMPipeline.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
-#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
-#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -81,38 +83,6 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
-}
-
-void posenc::addPosencTensorLoweringPasses(OpPassManager &pm,
-                                           bool fuseIntoAttentionTiles) {
-  pm.addPass(createPosencToLinalgPass());
-  // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
-  // becomes linalg so that it fuses and bufferizes like the rest.
-  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  if (fuseIntoAttentionTiles)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
-  else
-    pm.addPass(createPosencGpuFuseElementwisePass());
-  pm.addPass(createCSEPass());
-}
-
-void posenc::addPosencBufferizationPasses(
-    OpPassManager &pm, bool eliminateEmptyTensors,
-    llvm::function_ref<void(OpPassManager &)> afterBufferize) {
-  if (eliminateEmptyTensors)
-    pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  bufferization::OneShotBufferizePassOptions bufferizeOptions;
-  bufferizeOptions.bufferizeFunctionBoundaries = true;
-  bufferizeOptions.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions));
-  if (afterBufferize)
-    afterBufferize(pm);
-  bufferization::BufferDeallocationPipelineOptions deallocOptions;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocOptions);
-  // Copies bufferization inserts (e.g. for a returned argument or constant).
-  pm.addPass(createConvertBufferizationToMemRefPass());
 }
 
 void posenc::registerPosencPipelines() {

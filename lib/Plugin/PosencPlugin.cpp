@@ -7,16 +7,17 @@
 //            --load-pass-plugin=libPosencPlugin.so --posenc-to-linalg in.mlir
 //
 // The dialect entry point adds the posenc dialect to mlir-opt's registry; the
-// pass entry point registers the posenc passes and pipelines
-// (--posenc-to-linalg, --posenc-cpu-pipeline) with the global pass registry.
+// pass entry point registers every posenc pass and pipeline with the global
+// pass registry. Both go through posenc/InitAllDialects.h and
+// posenc/InitAllPasses.h, as posenc-opt and the C API do, so the plugin
+// knows the same passes (test/Plugin/every-pass.mlir runs each of them).
 // The plugin carries the posenc static libraries but links libMLIR.so, so
 // that MLIR's TypeIDs and registries are the ones mlir-opt uses.
 //
 //===----------------------------------------------------------------------===//
 
-#include "posenc/Conversion/Passes.h"
-#include "posenc/Dialect/Posenc/IR/PosencDialect.h"
-#include "posenc/Pipelines/Pipelines.h"
+#include "posenc/InitAllDialects.h"
+#include "posenc/InitAllPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/Plugins/DialectPlugin.h"
@@ -30,15 +31,13 @@ extern "C" LLVM_ATTRIBUTE_WEAK mlir::DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
   return {MLIR_PLUGIN_API_VERSION, "Posenc", LLVM_VERSION_STRING,
           [](mlir::DialectRegistry *registry) {
-            registry->insert<posenc::PosencDialect>();
+            posenc::registerAllDialects(*registry);
           }};
 }
 
 /// The pass plugin: registers the posenc passes and pipelines.
 extern "C" LLVM_ATTRIBUTE_WEAK mlir::PassPluginLibraryInfo
 mlirGetPassPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "Posenc", LLVM_VERSION_STRING, []() {
-            posenc::registerPosencConversionPasses();
-            posenc::registerPosencPipelines();
-          }};
+  return {MLIR_PLUGIN_API_VERSION, "Posenc", LLVM_VERSION_STRING,
+          []() { posenc::registerAllPasses(); }};
 }

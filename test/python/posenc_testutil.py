@@ -1,6 +1,9 @@
 """Helpers the pytest files share: 16-bit element conversions, the
 element-wise closeness check (absolute + relative tolerance) and the skip
 marker for a missing C API library."""
+import os
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -21,6 +24,24 @@ def _library_available():
 requires_capi = pytest.mark.skipif(
     not _library_available(),
     reason="libPosencCAPI.so not found (set POSENC_BUILD_DIR or POSENC_CAPI_LIB)")
+
+def run_posenc_opt(ir, pipeline):
+    """`ir` through `posenc-opt --pass-pipeline=<pipeline>`, as text. For the
+    test-only passes (test/lib), which posenc-opt links and the installed C
+    API library does not: posenc-opt is looked up in the build tree of
+    libPosencCAPI.so (`<build>/bin`). Skips the calling test when it is not
+    there (an installed posenc has no test code)."""
+    build = os.path.dirname(os.path.dirname(os.path.abspath(compiler.library_path())))
+    tool = os.path.join(build, "bin", "posenc-opt")
+    if not os.access(tool, os.X_OK):
+        pytest.skip(f"posenc-opt (with the test-only passes) not found at {tool}")
+    done = subprocess.run([tool, f"--pass-pipeline={pipeline}"], input=ir,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise PosencError(f"posenc-opt --pass-pipeline={pipeline} failed:\n{done.stderr}",
+                          done.stderr)
+    return done.stdout
+
 
 #: numpy types of the element types posenc passes as numpy arrays directly
 #: (bf16 travels as uint16 bit patterns, see to_elem).

@@ -12,7 +12,10 @@ shared-memory operands through matrix descriptors, which the emulation
 decodes).
 
 The emulated kernel sets its OpenMP team to one thread per GPU thread (128)
-itself.
+itself. The emulation pass is test-only code (test/lib), linked into
+posenc-opt but not into the C API library: posenc-opt runs the passes up to
+the emulation, the C API (posenc.compile) the CPU pipeline, the JIT and the
+call; the IR between them is printed and parsed back unchanged.
 
 Tolerance per element (u = 2^-11 f16, 2^-8 bf16): the kernel rounds RoPE'd
 Q/K to the element type (the reference gets the same rounding), rounds P
@@ -24,12 +27,12 @@ import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
-from posenc_testutil import from_elem, to_elem  # noqa: E402
+from posenc_testutil import from_elem, run_posenc_opt, to_elem  # noqa: E402
 
 SEED = 20261129
 CASES = 12
-PIPELINE = ("builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention,"
-            " posenc-gpu-emulate-tensor-cores, posenc-cpu-pipeline)")
+EMULATION = ("builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention,"
+             " posenc-gpu-emulate-tensor-cores)")
 UNIT = {"f16": 2.0 ** -11, "bf16": 2.0 ** -8}
 KERNELS = {"mma-sync": "", "wgmma": "{warpgroup-mma=1}"}
 # In the lowered IR (as the bytes of an assert message) only when a wgmma
@@ -37,9 +40,13 @@ KERNELS = {"mma-sync": "", "wgmma": "{warpgroup-mma=1}"}
 WGMMA_MARK = ", ".join(str(c) for c in b"a wgmma operand element lies outside")
 
 
-def pipeline_for(options):
-    return PIPELINE.replace("posenc-gpu-tensor-core-attention,",
-                            f"posenc-gpu-tensor-core-attention{options},")
+def emulated_kernel(ir, options):
+    """`ir` with its attention on the tensor-core kernel (pass `options`, e.g.
+    "{warpgroup-mma=1}"), emulated on the CPU and compiled by the C API."""
+    pipeline = EMULATION.replace("posenc-gpu-tensor-core-attention,",
+                                 f"posenc-gpu-tensor-core-attention{options},")
+    return posenc.compile(run_posenc_opt(ir, pipeline),
+                          pipeline="builtin.module(posenc-cpu-pipeline)")
 
 
 def draw(case):
@@ -101,7 +108,7 @@ def emulated(request):
     results = {}
     for case in range(CASES):
         c = draw(case)
-        f = posenc.compile(program(c), pipeline=pipeline_for(KERNELS[request.param]))
+        f = emulated_kernel(program(c), KERNELS[request.param])
         assert "omp_get_num_threads" in f.lowered_ir, "the tensor-core kernel was not used"
         assert (WGMMA_MARK in f.lowered_ir) == (request.param == "wgmma")
         args, _ = inputs(c, case)
@@ -153,7 +160,7 @@ def test_tensor_core_kernel_shapes(options, causal):
     ir = (f"func.func @f(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
           f"  %o = posenc.attention %q, %k, %v{attr} : {t}, {t}, {t} -> {t}\n"
           f"  return %o : {t}\n}}")
-    f = posenc.compile(ir, pipeline=pipeline_for(f"{{{options}}}"))
+    f = emulated_kernel(ir, f"{{{options}}}")
     assert "omp_get_num_threads" in f.lowered_ir
     assert (WGMMA_MARK in f.lowered_ir) == ("warpgroup-mma" in options)
     rng = np.random.default_rng(SEED + 7)

@@ -2,37 +2,29 @@
 //
 // mlir-opt with the posenc dialect, passes and pipelines, plus every upstream
 // dialect and pass, since user programs mix posenc with func/arith/tensor/
-// linalg and the pipelines run upstream passes.
+// linalg and the pipelines run upstream passes. What is registered is
+// decided in posenc/InitAllDialects.h and posenc/InitAllPasses.h, shared
+// with the C API and the mlir-opt plugin; posenc-opt adds the test-only
+// passes of test/lib.
 //
 //===----------------------------------------------------------------------===//
 
-#include "posenc/Conversion/Passes.h"
-#include "posenc/Dialect/Posenc/IR/PosencDialect.h"
-#include "posenc/Dialect/Posenc/Transforms/Passes.h"
-#include "posenc/Pipelines/Pipelines.h"
+#include "posenc/InitAllDialects.h"
+#include "posenc/InitAllPasses.h"
+
+#include "InitAllTestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  mlir::registerAllDialects(registry);
-  mlir::registerAllExtensions(registry);
-  // gpu-module-to-binary (in --posenc-to-nvvm) translates gpu.module bodies
-  // to LLVM IR and serializes them through the #nvvm.target interface.
-  mlir::registerAllToLLVMIRTranslations(registry);
-  mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
-  registry.insert<posenc::PosencDialect>();
+  posenc::registerAllDialectsAndDependencies(registry);
 
   mlir::registerAllPasses();
-  posenc::registerPosencConversionPasses();
-  posenc::registerPosencTransformsPasses();
-  posenc::registerPosencPipelines();
+  posenc::registerAllPasses();
+  posenc::registerPosencTestPasses();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "posenc optimizer driver\n", registry));

@@ -235,52 +235,6 @@ def PosencGpuTensorCoreAttentionPass
   ];
 }
 
-def PosencGpuEmulateTensorCoresPass
-    : Pass<"posenc-gpu-emulate-tensor-cores", "::mlir::ModuleOp"> {
-  let summary = "Testing: run the tensor-core attention kernel on the CPU, "
-                "one OpenMP thread per GPU thread";
-  let description = [{
-    For tests on machines without a GPU. Runs right after
-    `--posenc-gpu-tensor-core-attention` (on tensors) and turns each of its
-    `gpu.launch` ops, as built, into host loops over the grid with an
-    `scf.parallel` over the block's threads; followed by
-    `--posenc-cpu-pipeline`, the parallel loop becomes an OpenMP team of one
-    thread per GPU thread (`omp_set_num_threads(block size)` before each
-    emulated launch; a run-time check fails, rather than deadlocks, if the
-    runtime grants fewer). The warp-collective ops are
-    emulated with block-shared scratch buffers and barriers (libomp's
-    `GOMP_barrier`), from their definitions: `gpu.shuffle xor`;
-    `nvgpu.ldmatrix` (PTX: lane l receives row l/4 of each 8x8 matrix whose
-    rows lanes 8m..8m+7 address, columns 2(l%4), 2(l%4)+1; transposed:
-    rows 2(l%4), 2(l%4)+1 of column l/4); `nvgpu.mma.sync` and
-    `nvvm.mma.sync` m16n8k16 (fragments placed by upstream's
-    `nvgpu::getLaneIdAndValueIdToOperandCoord`, products summed in f32);
-    `gpu.barrier`; `nvvm.wgmma.mma_async` (f16/bf16 m64nNk16, f32
-    accumulator, K-major A and B): each thread computes its accumulator
-    elements (PTX: value i of lane l of warp w of the warpgroup at row 16w
-    + l/4 + 8((i/2)%2), column 8(i/4) + 2(l%4) + i%2) from operands read
-    through the decoded matrix descriptors (start address, leading and
-    stride byte offsets; element (r, k) at start + (r/8) SBO + (k/8) LBO +
-    16 (r%8) + 2 (k%8)); swizzled descriptors fail a run-time check, other
-    wgmma forms are rejected; `wgmma.fence`, `commit_group`, `wait_group`
-    and `fence.proxy` emulate as nothing (the emulated wgmma is
-    synchronous). Workgroup tiles become buffers shared by a block's
-    threads; the kernel's address of a workgroup global (at most one per
-    kernel, the wgmma window) is the stand-in 1024. The kernel's own
-    addressing, masks, online softmax and prologues run unchanged, which is
-    what the emulation checks.
-  }];
-  let dependentDialects = [
-    "::mlir::affine::AffineDialect",
-    "::mlir::arith::ArithDialect",
-    "::mlir::cf::ControlFlowDialect",
-    "::mlir::func::FuncDialect",
-    "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
-  ];
-}
-
 def PosencGpuUnrollPrivateLoopsPass
     : Pass<"posenc-gpu-unroll-private-loops", "::mlir::ModuleOp"> {
   let summary = "Unroll the loops that index private (per-thread) buffers "
@@ -352,6 +306,108 @@ def PosencLowerRopePass : Pass<"posenc-lower-rope"> {
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU preparation: upstream IR made ready for the mapping onto the GPU
+// (lib/Conversion/GPUPreparation; run by --posenc-to-nvvm)
+//===----------------------------------------------------------------------===//
+
+def PosencGpuFuseElementwisePass : Pass<"posenc-gpu-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops as linalg-fuse-elementwise-ops "
+                "does, except inside the tiles of a decomposed attention";
+  let description = [{
+    Upstream's `linalg-fuse-elementwise-ops` (a producer fused into its
+    consumer when the producer has a single use, constant folding of linalg
+    ops), except into an op inside an `scf.forall`: the tile ops of an
+    attention decomposed by `--posenc-decompose-attention`. Fusing the K
+    prologue (RoPE, element conversion) into the `Q.K^T` contraction would
+    recompute it for every query row from global memory, where
+    `--posenc-gpu-map-attention` computes a K tile once into shared memory.
+    The tensor-level lowering of `--posenc-to-nvvm` runs it in place of the
+    upstream pass on the fused path.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def PosencGpuCopyConstantsPass
+    : Pass<"posenc-gpu-copy-constants", "::mlir::ModuleOp"> {
+  let summary = "Copy the constant globals that host functions read into "
+                "allocated buffers, which the GPU pipeline makes "
+                "device-visible";
+  let description = [{
+    Runs on buffers, right after bufferization. Constants
+    (`memref.get_global` of a constant `memref.global`) are read-only host
+    data that kernels cannot read. In each host function (a `func.func` not
+    inside a `gpu.module`), every such read outside a `gpu.launch` is
+    followed by a `memref.alloc` and a `memref.copy` of the global into it,
+    and the uses of the global read the copy instead; the deallocation
+    pipeline frees the copy like any other buffer and
+    `--posenc-gpu-managed-allocs` makes it managed memory. Reads inside a
+    `gpu.launch` (the workgroup tiles of the tensor-core kernel) are the
+    kernel's own and stay. A mutable global gets a warning (nothing posenc
+    lowers creates one); a constant with a non-identity layout or a dynamic
+    shape is an error.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def PosencGpuMapParallelLoopsPass
+    : Pass<"posenc-gpu-map-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Map each outermost scf.parallel of the host functions onto "
+                "GPU blocks and threads, one thread per iteration";
+  let description = [{
+    Upstream `gpu-map-parallel-loops` maps the first three dimensions of a
+    loop nest to blocks and runs one thread per block, the other dimensions
+    sequential in that thread. Here every outermost `scf.parallel` of a host
+    function (not inside a `gpu.launch`, not yet mapped, without
+    reductions) becomes a block loop and a thread loop over its linearized
+    iteration space, the innermost dimension fastest so that neighbouring
+    threads touch neighbouring elements:
+
+    ```mlir
+    // scf.parallel (%i0, ..., %in) = (lb...) to (ub...) step (st...) { body }
+    // %total = prod_k ceildiv(max(ub_k - lb_k, 0), st_k)
+    scf.parallel (%b) = (0) to (ceildiv(%total, B)) step (1) {    // block_x
+      scf.parallel (%t) = (0) to (B) step (1) {                  // thread_x
+        %l = %b * B + %t
+        scf.if %l < %total { %i_k = lb_k + delinearize(%l)_k * st_k; body }
+      }
+    }
+    ```
+
+    with the mapping attributes `--convert-parallel-loops-to-gpu` reads.
+    Parallel loops nested in `body` run sequentially inside the thread.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
+           "Threads per block (in [1, 1024])">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def PosencGpuManagedAllocsPass
+    : Pass<"posenc-gpu-managed-allocs", "::mlir::ModuleOp"> {
+  let summary = "Allocate the host functions' buffers as CUDA managed memory "
+                "(gpu.alloc host_shared), readable by host and kernels";
+  let description = [{
+    In each host function, every `memref.alloc` outside a `gpu.launch` with
+    an identity layout and the default memory space becomes
+    `gpu.alloc host_shared` (CUDA managed memory), and every
+    `memref.dealloc` a `gpu.dealloc` on a fresh stream that is waited for
+    (gpu.dealloc only lowers in its async form). Host code (copies, scalar
+    reads, printing, the caller) and kernels then share every buffer without
+    explicit transfers; see docs/gpu.md for what that asks of buffers passed
+    in by a caller.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
 #endif // POSENC_CONVERSION_PASSES_TD

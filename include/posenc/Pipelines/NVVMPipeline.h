@@ -22,7 +22,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
-#include <memory>
 #include <string>
 
 namespace posenc {
@@ -112,33 +111,10 @@ void buildPosencToNVVMPipeline(mlir::OpPassManager &pm,
 /// directory, or "" when there is none.
 std::string findCUDAToolkitPath();
 
-/// Registers `--posenc-to-nvvm` and the GPU preparation passes it is made of
-/// (`--posenc-gpu-fuse-elementwise`, `--posenc-gpu-copy-constants`,
-/// `--posenc-gpu-map-parallel-loops`,
-/// `--posenc-gpu-managed-allocs`) with the global registry.
+/// Registers `--posenc-to-nvvm` with the global pass registry (the passes
+/// it is made of are registered with their groups; see
+/// posenc/InitAllPasses.h).
 void registerPosencNVVMPipeline();
-
-/// linalg-fuse-elementwise-ops, except into the tile ops of a decomposed
-/// attention (inside an scf.forall), whose K prologue must stay a separate
-/// tile op for the GPU mapping.
-std::unique_ptr<mlir::Pass> createPosencGpuFuseElementwisePass();
-
-/// In host functions, replaces each `memref.get_global` of a constant global
-/// by a fresh `memref.alloc` holding a copy, so that the later switch to
-/// managed allocations makes constants readable by kernels.
-std::unique_ptr<mlir::Pass> createPosencGpuCopyConstantsPass();
-
-/// Maps every outermost `scf.parallel` of the host functions onto the GPU with
-/// one thread per iteration: the iteration space is linearized (innermost
-/// dimension fastest, for coalescing), split into blocks of `blockSize`
-/// threads, and annotated for `convert-parallel-loops-to-gpu`; nested
-/// parallel loops run sequentially inside the thread.
-std::unique_ptr<mlir::Pass>
-createPosencGpuMapParallelLoopsPass(int64_t blockSize);
-
-/// Turns the host functions' `memref.alloc`/`memref.dealloc` into
-/// `gpu.alloc host_shared`/`gpu.dealloc` (CUDA managed memory).
-std::unique_ptr<mlir::Pass> createPosencGpuManagedAllocsPass();
 
 } // namespace posenc
 

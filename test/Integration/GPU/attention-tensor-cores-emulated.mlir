@@ -11,7 +11,7 @@
 // the matrix descriptors wgmma reads them through, decoded by the emulation
 // from the PTX ISA's descriptor format.
 // Not covered: the NVVM lowering of the collectives (FileCheck and ptxas in
-// test/Conversion/NVVM), wgmma's asynchrony (the emulated wgmma completes at
+// test/Conversion/AttentionToGPU, test/Pipelines/ptxas.mlir), wgmma's asynchrony (the emulated wgmma completes at
 // once: fence/commit/wait placement is FileChecked, not run) and the
 // hardware.
 

@@ -13,9 +13,6 @@
 // RUN: not posenc-opt %s --posenc-to-nvvm="format=isa cuda-path=%t.empty" 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=LIBDEVICE
 // LIBDEVICE: error: posenc-to-nvvm: libdevice not found at {{.*}}nvvm{{/|\\}}libdevice{{/|\\}}libdevice.10.bc
-// RUN: not posenc-opt %s --posenc-gpu-map-parallel-loops="block-size=0" 2>&1 \
-// RUN:   | FileCheck %s --check-prefix=PASSBLOCK
-// PASSBLOCK: error: block-size (0) must be in [1, 1024]
 
 func.func @table(%pos: tensor<16xi32>) -> tensor<16x64xf32> {
   %t = posenc.sinusoidal %pos : tensor<16xi32> -> tensor<16x64xf32>

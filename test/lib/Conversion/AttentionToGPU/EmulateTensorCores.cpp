@@ -1,7 +1,9 @@
 //===- EmulateTensorCores.cpp - run the tensor-core kernel on the CPU -----===//
 //
-// A testing pass: the gpu.launch of posenc-gpu-tensor-core-attention, as
-// built (the same ops, the same fragment addressing), runs on the CPU with
+// A testing pass (test/lib: linked into posenc-opt, never installed): the
+// gpu.launch of
+// posenc-gpu-tensor-core-attention, as built (the same ops, the same
+// fragment addressing), runs on the CPU with
 // one OpenMP thread per GPU thread (omp_set_num_threads(block size) before
 // each emulated launch), so that its numbers can be checked
 // against the reference where no GPU is present:
@@ -52,7 +54,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/AttentionToGPU/TensorCoreAttention.h"
-#include "posenc/Conversion/Passes.h"
+#include "TestPasses.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -72,7 +74,7 @@
 
 namespace posenc {
 #define GEN_PASS_DEF_POSENCGPUEMULATETENSORCORESPASS
-#include "posenc/Conversion/Passes.h.inc"
+#include "TestPasses.h.inc"
 } // namespace posenc
 
 using namespace mlir;

@@ -1,4 +1,6 @@
-// The three preparation passes of --posenc-to-nvvm, one at a time.
+// Three of the GPU preparation passes of --posenc-to-nvvm
+// (lib/Conversion/GPUPreparation), one at a time; posenc-gpu-fuse-elementwise
+// is checked on the fused path in test/Conversion/AttentionToGPU/fused-attention.mlir.
 // RUN: posenc-opt %s --split-input-file --posenc-gpu-map-parallel-loops="block-size=128" \
 // RUN:   | FileCheck %s --check-prefix=MAP
 // RUN: posenc-opt %s --split-input-file --posenc-gpu-copy-constants \
@@ -7,6 +9,9 @@
 // RUN:   --verify-diagnostics -o /dev/null
 // RUN: posenc-opt %s --split-input-file --posenc-gpu-managed-allocs \
 // RUN:   | FileCheck %s --check-prefix=MANAGED
+// RUN: not posenc-opt %s --split-input-file --posenc-gpu-map-parallel-loops="block-size=0" 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=PASSBLOCK
+// PASSBLOCK: error: block-size (0) must be in [1, 1024]
 
 // The 2-D loop (lower bound 1, step 2 in the inner dim) becomes 128-thread
 // blocks over its linearized iterations, innermost dimension fastest; the

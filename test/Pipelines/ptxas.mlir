@@ -31,11 +31,11 @@
 
 // The fused attention kernels (f32 with RoPE, f16 with D = 128, five dims)
 // and, with fused=false, the reference kernels of every op.
-// RUN: posenc-opt %S/fused-attention.mlir --split-input-file \
+// RUN: posenc-opt %S/../Conversion/AttentionToGPU/fused-attention.mlir --split-input-file \
 // RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.fused.sm80.mlir
 // RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.fused.sm80.mlir \
 // RUN:   | FileCheck %s --check-prefix=FUSED80
-// RUN: posenc-opt %S/fused-attention.mlir --split-input-file \
+// RUN: posenc-opt %S/../Conversion/AttentionToGPU/fused-attention.mlir --split-input-file \
 // RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.fused.sm90.mlir
 // RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.fused.sm90.mlir \
 // RUN:   | FileCheck %s --check-prefix=FUSED90
@@ -84,11 +84,11 @@
 
 // The tensor-core kernels (f16 and bf16 mma.sync, ldmatrix) for sm_80 and
 // sm_90, and ptxas's resource report: no spills to local memory.
-// RUN: posenc-opt %S/tensor-cores.mlir --split-input-file \
+// RUN: posenc-opt %S/../Conversion/AttentionToGPU/tensor-cores.mlir --split-input-file \
 // RUN:   --posenc-to-nvvm="format=isa chip=sm_80" -o %t.tc.sm80.mlir
 // RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_80 %t.tc.sm80.mlir \
 // RUN:   | FileCheck %s --check-prefix=TC80
-// RUN: posenc-opt %S/tensor-cores.mlir --split-input-file \
+// RUN: posenc-opt %S/../Conversion/AttentionToGPU/tensor-cores.mlir --split-input-file \
 // RUN:   --posenc-to-nvvm="format=isa chip=sm_90" -o %t.tc.sm90.mlir
 // RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90 %t.tc.sm90.mlir \
 // RUN:   | FileCheck %s --check-prefix=TC90
@@ -103,7 +103,7 @@
 // assemble for sm_90a, without spills, and without ptxas's performance note
 // that it serialized the wgmmas ("wgmma.mma_async instructions are
 // serialized due to ...", which it prints when it cannot pipeline them).
-// RUN: posenc-opt %S/tensor-cores.mlir --split-input-file \
+// RUN: posenc-opt %S/../Conversion/AttentionToGPU/tensor-cores.mlir --split-input-file \
 // RUN:   --posenc-to-nvvm="format=isa chip=sm_90a" -o %t.tc.sm90a.mlir
 // RUN: %python %S/Inputs/gpu_objects.py ptxas --arch sm_90a %t.tc.sm90a.mlir \
 // RUN:   | FileCheck %s --check-prefix=TC90A

@@ -1,0 +1,31 @@
+//===- Passes.td - passes of the posenc pipelines ----------*- tablegen -*-===//
+//
+// Passes that belong to a pipeline rather than to a lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_PIPELINES_PASSES_TD
+#define POSENC_PIPELINES_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def PosencToNVVMConfigErrorPass : Pass<"posenc-to-nvvm-config-error"> {
+  let summary = "Report unusable options of --posenc-to-nvvm when the "
+                "pipeline runs";
+  let description = [{
+    A pipeline builder cannot fail, so when the options of
+    `--posenc-to-nvvm` are unusable (an unknown `format`, a `block-size`,
+    `query-tile`, `key-tile` or `opt-level` out of range, no CUDA toolkit or
+    no libdevice where the binary format needs one) the builder adds this
+    pass alone instead of the pipeline. It emits
+    `posenc-to-nvvm: <message>` on the operation it runs on, the message
+    naming the option and its expected and actual value, and fails.
+  }];
+  let options = [
+    Option<"message", "message", "std::string", /*default=*/"\"\"",
+           "What is wrong with the options (emitted after "
+           "`posenc-to-nvvm: `)">
+  ];
+}
+
+#endif // POSENC_PIPELINES_PASSES_TD
