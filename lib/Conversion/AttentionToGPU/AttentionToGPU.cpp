@@ -420,8 +420,9 @@ LogicalResult AttentionMapper::placeBuffers(Block *body) {
     redirectAccesses(alloc, replacement, *isPrivate);
     rewriter.eraseOp(alloc);
   }
+  // Only attributions of the launch count (the forall is erased by now).
   if (workgroupBytes > options.maxWorkgroupBytes)
-    return forall.emitError("posenc-gpu-map-attention: the tile buffers need ")
+    return launch.emitError("posenc-gpu-map-attention: the tile buffers need ")
            << workgroupBytes << " bytes of shared memory per block, more than "
            << options.maxWorkgroupBytes
            << "; use a smaller key tile (or query tile)";
