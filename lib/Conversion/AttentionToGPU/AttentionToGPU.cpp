@@ -21,9 +21,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBounds.h"
+
 #include "posenc/Conversion/AttentionToGPU/AttentionToGPU.h"
-#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,12 +35,10 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace posenc {
 #define GEN_PASS_DEF_POSENCGPUMAPATTENTIONPASS
-#define GEN_PASS_DEF_POSENCGPUUNROLLPRIVATELOOPSPASS
 #include "posenc/Conversion/Passes.h.inc"
 } // namespace posenc
 
@@ -48,46 +48,6 @@ using namespace posenc;
 /// Marks the copies that stage a global tile into a block buffer: they are
 /// mapped with consecutive threads on consecutive elements (coalesced).
 static constexpr StringLiteral kStagingAttr = "posenc.gpu_staging";
-
-/// The size operand of dynamic dimension `dim` of `alloc`.
-static Value dynamicSizeOf(memref::AllocOp alloc, int64_t dim) {
-  return alloc.getDynamicSizes()[alloc.getType().getDynamicDimIndex(dim)];
-}
-
-/// A constant upper bound of the index `v`: constants, min(x, c) (how the
-/// decomposition sizes partial last tiles), memref.dim of an allocation.
-static std::optional<int64_t> staticUpperBound(Value v, int depth = 0) {
-  if (std::optional<int64_t> c = getConstantIntValue(v))
-    return *c;
-  Operation *def = v.getDefiningOp();
-  if (!def || depth > 8)
-    return std::nullopt;
-  if (isa<arith::MinUIOp, arith::MinSIOp>(def)) {
-    std::optional<int64_t> bound;
-    for (Value operand : def->getOperands())
-      if (std::optional<int64_t> b = staticUpperBound(operand, depth + 1))
-        bound = bound ? std::min(*bound, *b) : *b;
-    return bound;
-  }
-  if (auto min = dyn_cast<affine::AffineMinOp>(def)) {
-    std::optional<int64_t> bound;
-    for (AffineExpr e : min.getAffineMap().getResults())
-      if (auto c = dyn_cast<AffineConstantExpr>(e))
-        bound = bound ? std::min(*bound, c.getValue()) : c.getValue();
-    return bound;
-  }
-  if (auto dim = dyn_cast<memref::DimOp>(def)) {
-    auto alloc = dim.getSource().getDefiningOp<memref::AllocOp>();
-    std::optional<int64_t> index = dim.getConstantIndex();
-    if (!alloc || !index)
-      return std::nullopt;
-    MemRefType type = alloc.getType();
-    if (!type.isDynamicDim(*index))
-      return type.getDimSize(*index);
-    return staticUpperBound(dynamicSizeOf(alloc, *index), depth + 1);
-  }
-  return std::nullopt;
-}
 
 /// Whether the index `v` is the thread's row `tid` (directly or through an
 /// identity affine.apply, as linalg's loop lowering writes indices).
@@ -121,9 +81,17 @@ public:
 
 private:
   LogicalResult checkForall();
+  Block *replaceForallByLaunch();
   void stageContractionOperands(Block *body);
   LogicalResult convertTileOpsToLoops(Block *body);
   void mapParallelLoop(scf::ParallelOp loop, bool staging);
+  FailureOr<SmallVector<int64_t>> boundedShape(memref::AllocOp alloc);
+  LogicalResult replaceDimsBySizes(memref::AllocOp alloc);
+  FailureOr<bool> isRowPrivate(memref::AllocOp alloc);
+  Value placeBuffer(memref::AllocOp alloc, ArrayRef<int64_t> shape,
+                    bool isPrivate, int64_t &workgroupBytes);
+  void redirectAccesses(memref::AllocOp alloc, Value replacement,
+                        bool isPrivate);
   LogicalResult placeBuffers(Block *body);
   void dropUnneededBarriers();
 
@@ -306,117 +274,155 @@ void AttentionMapper::mapParallelLoop(scf::ParallelOp loop, bool staging) {
   mapped.push_back({emulationLoop ? emulationLoop : mappedOp, barrier});
 }
 
+/// The static shape of the tile buffer `alloc`: its dynamic sizes bounded
+/// by tile sizes.
+FailureOr<SmallVector<int64_t>>
+AttentionMapper::boundedShape(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  if (!type.getLayout().isIdentity() || type.getMemorySpace())
+    return alloc.emitError("posenc-gpu-map-attention: unexpected tile "
+                           "buffer type ")
+           << type;
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d)) {
+      shape.push_back(type.getDimSize(d));
+      continue;
+    }
+    std::optional<int64_t> bound = staticUpperBound(dynamicSizeOf(alloc, d));
+    if (!bound)
+      return alloc.emitError("posenc-gpu-map-attention: cannot bound "
+                             "dimension ")
+             << d << " of this tile buffer by a tile size";
+    shape.push_back(*bound);
+  }
+  return shape;
+}
+
+/// Replaces each memref.dim of the buffer `alloc` by its (dynamic) size, not
+/// the static bound it is about to get.
+LogicalResult AttentionMapper::replaceDimsBySizes(memref::AllocOp alloc) {
+  MemRefType type = alloc.getType();
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+    auto dim = dyn_cast<memref::DimOp>(user);
+    if (!dim)
+      continue;
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index)
+      return dim.emitError("posenc-gpu-map-attention: dynamic dim index");
+    rewriter.setInsertionPoint(dim);
+    Value size =
+        type.isDynamicDim(*index)
+            ? dynamicSizeOf(alloc, *index)
+            : indexConst(rewriter, dim.getLoc(), type.getDimSize(*index));
+    rewriter.replaceOp(dim, size);
+  }
+  return success();
+}
+
+/// Whether the buffer `alloc` can live in private memory: each thread only
+/// indexes it at its own row (never when emulating, or for a scalar). Fails
+/// on a user other than a load, a store into it or a dealloc.
+FailureOr<bool> AttentionMapper::isRowPrivate(memref::AllocOp alloc) {
+  bool isPrivate = !options.emulateOnCPU && alloc.getType().getRank() >= 1;
+  for (Operation *user : alloc->getUsers()) {
+    if (isa<memref::DeallocOp>(user))
+      continue;
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(user))
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(user);
+             store && store.getMemRef() == alloc.getResult())
+      indices = store.getIndices();
+    else
+      return user->emitError("posenc-gpu-map-attention: a tile buffer may "
+                             "only be loaded from and stored to here");
+    if (isPrivate && !isThreadRow(indices[0], threadId))
+      isPrivate = false;
+  }
+  return isPrivate;
+}
+
+/// The buffer that replaces `alloc`, of static `shape`: a host allocation
+/// when emulating, else a private (one row, `isPrivate`) or workgroup
+/// attribution of the launch, whose bytes are added to `workgroupBytes`.
+Value AttentionMapper::placeBuffer(memref::AllocOp alloc,
+                                   ArrayRef<int64_t> shape, bool isPrivate,
+                                   int64_t &workgroupBytes) {
+  MLIRContext *ctx = rewriter.getContext();
+  MemRefType type = alloc.getType();
+  MemRefType newType;
+  if (options.emulateOnCPU) {
+    rewriter.setInsertionPoint(alloc);
+    newType = MemRefType::get(shape, type.getElementType());
+    return memref::AllocOp::create(rewriter, alloc.getLoc(), newType,
+                                   ValueRange{}, alloc.getAlignmentAttr());
+  }
+  if (isPrivate) {
+    newType = MemRefType::get(
+        shape.drop_front(), type.getElementType(), MemRefLayoutAttrInterface(),
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Private));
+    return launch.addPrivateAttribution(newType, alloc.getLoc());
+  }
+  newType = MemRefType::get(
+      shape, type.getElementType(), MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+  workgroupBytes += newType.getNumElements() *
+                    llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return launch.addWorkgroupAttribution(newType, alloc.getLoc());
+}
+
+/// Points the loads, stores and deallocs of `alloc` at `replacement`
+/// (without the row index when it is a private row).
+void AttentionMapper::redirectAccesses(memref::AllocOp alloc,
+                                       Value replacement, bool isPrivate) {
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+      if (options.emulateOnCPU)
+        dealloc.getMemrefMutable().assign(replacement);
+      else
+        rewriter.eraseOp(dealloc);
+      continue;
+    }
+    rewriter.setInsertionPoint(user);
+    if (auto load = dyn_cast<memref::LoadOp>(user)) {
+      SmallVector<Value> indices(load.getIndices());
+      if (isPrivate)
+        indices.erase(indices.begin());
+      rewriter.replaceOpWithNewOp<memref::LoadOp>(load, replacement, indices);
+      continue;
+    }
+    auto store = cast<memref::StoreOp>(user);
+    SmallVector<Value> indices(store.getIndices());
+    if (isPrivate)
+      indices.erase(indices.begin());
+    rewriter.replaceOpWithNewOp<memref::StoreOp>(
+        store, store.getValueToStore(), replacement, indices);
+  }
+}
+
 /// Gives every tile buffer of the block a static size and a place: private
 /// (its own row per thread) or workgroup (shared by the block). When
 /// emulating, buffers only get their static sizes.
 LogicalResult AttentionMapper::placeBuffers(Block *body) {
   SmallVector<memref::AllocOp> allocs;
   body->walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
-  MLIRContext *ctx = rewriter.getContext();
   int64_t workgroupBytes = 0;
   for (memref::AllocOp alloc : allocs) {
-    MemRefType type = alloc.getType();
-    if (!type.getLayout().isIdentity() || type.getMemorySpace())
-      return alloc.emitError("posenc-gpu-map-attention: unexpected tile "
-                             "buffer type ")
-             << type;
-    SmallVector<int64_t> shape;
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      if (!type.isDynamicDim(d)) {
-        shape.push_back(type.getDimSize(d));
-        continue;
-      }
-      std::optional<int64_t> bound = staticUpperBound(dynamicSizeOf(alloc, d));
-      if (!bound)
-        return alloc.emitError("posenc-gpu-map-attention: cannot bound "
-                               "dimension ")
-               << d << " of this tile buffer by a tile size";
-      shape.push_back(*bound);
-    }
-
-    // memref.dim of the buffer: its (dynamic) size, not the static bound.
-    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
-      auto dim = dyn_cast<memref::DimOp>(user);
-      if (!dim)
-        continue;
-      std::optional<int64_t> index = dim.getConstantIndex();
-      if (!index)
-        return dim.emitError("posenc-gpu-map-attention: dynamic dim index");
-      rewriter.setInsertionPoint(dim);
-      Value size =
-          type.isDynamicDim(*index)
-              ? dynamicSizeOf(alloc, *index)
-              : indexConst(rewriter, dim.getLoc(), type.getDimSize(*index));
-      rewriter.replaceOp(dim, size);
-    }
-
-    bool isPrivate = !options.emulateOnCPU && type.getRank() >= 1;
-    for (Operation *user : alloc->getUsers()) {
-      if (isa<memref::DeallocOp>(user))
-        continue;
-      ValueRange indices;
-      if (auto load = dyn_cast<memref::LoadOp>(user))
-        indices = load.getIndices();
-      else if (auto store = dyn_cast<memref::StoreOp>(user);
-               store && store.getMemRef() == alloc.getResult())
-        indices = store.getIndices();
-      else
-        return user->emitError("posenc-gpu-map-attention: a tile buffer may "
-                               "only be loaded from and stored to here");
-      if (isPrivate && !isThreadRow(indices[0], threadId))
-        isPrivate = false;
-    }
-
-    Value replacement;
-    MemRefType newType;
-    if (options.emulateOnCPU) {
-      rewriter.setInsertionPoint(alloc);
-      newType = MemRefType::get(shape, type.getElementType());
-      replacement =
-          memref::AllocOp::create(rewriter, alloc.getLoc(), newType,
-                                  ValueRange{}, alloc.getAlignmentAttr());
-    } else if (isPrivate) {
-      newType = MemRefType::get(
-          ArrayRef<int64_t>(shape).drop_front(), type.getElementType(),
-          MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Private));
-      replacement = launch.addPrivateAttribution(newType, alloc.getLoc());
-    } else {
-      newType = MemRefType::get(
-          shape, type.getElementType(), MemRefLayoutAttrInterface(),
-          gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
-      workgroupBytes += newType.getNumElements() *
-                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      replacement = launch.addWorkgroupAttribution(newType, alloc.getLoc());
-    }
-
-    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
-      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
-        if (options.emulateOnCPU)
-          dealloc.getMemrefMutable().assign(replacement);
-        else
-          rewriter.eraseOp(dealloc);
-        continue;
-      }
-      rewriter.setInsertionPoint(user);
-      if (auto load = dyn_cast<memref::LoadOp>(user)) {
-        SmallVector<Value> indices(load.getIndices());
-        if (isPrivate)
-          indices.erase(indices.begin());
-        rewriter.replaceOpWithNewOp<memref::LoadOp>(load, replacement, indices);
-        continue;
-      }
-      auto store = cast<memref::StoreOp>(user);
-      SmallVector<Value> indices(store.getIndices());
-      if (isPrivate)
-        indices.erase(indices.begin());
-      rewriter.replaceOpWithNewOp<memref::StoreOp>(
-          store, store.getValueToStore(), replacement, indices);
-    }
+    FailureOr<SmallVector<int64_t>> shape = boundedShape(alloc);
+    if (failed(shape) || failed(replaceDimsBySizes(alloc)))
+      return failure();
+    FailureOr<bool> isPrivate = isRowPrivate(alloc);
+    if (failed(isPrivate))
+      return failure();
+    Value replacement =
+        placeBuffer(alloc, *shape, *isPrivate, workgroupBytes);
+    redirectAccesses(alloc, replacement, *isPrivate);
     rewriter.eraseOp(alloc);
   }
+  // Only attributions of the launch count (the forall is erased by now).
   if (workgroupBytes > options.maxWorkgroupBytes)
-    return forall.emitError("posenc-gpu-map-attention: the tile buffers need ")
+    return launch.emitError("posenc-gpu-map-attention: the tile buffers need ")
            << workgroupBytes << " bytes of shared memory per block, more than "
            << options.maxWorkgroupBytes
            << "; use a smaller key tile (or query tile)";
@@ -446,50 +452,54 @@ void AttentionMapper::dropUnneededBarriers() {
   }
 }
 
+/// Replaces the forall by a gpu.launch with one block per iteration and
+/// its body inlined into the launch's; returns that body. Grid: the last
+/// forall dim (query tiles) on x, the one before (heads) on y, the rest
+/// (batch dims) linearized on z.
+Block *AttentionMapper::replaceForallByLaunch() {
+  Location loc = forall.getLoc();
+  Block *body = forall.getBody();
+  rewriter.setInsertionPoint(forall);
+  SmallVector<Value> ubs = getValueOrCreateConstantIndexOp(
+      rewriter, loc, forall.getMixedUpperBound());
+  int64_t n = ubs.size();
+  Value one = indexConst(rewriter, loc, 1);
+  Value gridX = ubs[n - 1];
+  Value gridY = n >= 2 ? ubs[n - 2] : one;
+  Value gridZ = one;
+  for (int64_t d = 0; d + 2 < n; ++d)
+    gridZ = arith::MulIOp::create(rewriter, loc, gridZ, ubs[d]);
+  launch = gpu::LaunchOp::create(rewriter, loc, gridX, gridY, gridZ,
+                                 indexConst(rewriter, loc, options.blockSize),
+                                 one, one);
+  Block &launchBody = launch.getBody().front();
+  rewriter.setInsertionPointToEnd(&launchBody);
+  auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+  rewriter.setInsertionPoint(terminator);
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  threadId = launch.getThreadIds().x;
+  SmallVector<Value> ivs(n);
+  ivs[n - 1] = blockIds.x;
+  if (n >= 2)
+    ivs[n - 2] = blockIds.y;
+  Value rest = blockIds.z;
+  for (int64_t d = n - 3; d >= 0; --d) {
+    ivs[d] =
+        d > 0 ? arith::RemUIOp::create(rewriter, loc, rest, ubs[d]) : rest;
+    if (d > 0)
+      rest = arith::DivUIOp::create(rewriter, loc, rest, ubs[d]);
+  }
+  rewriter.eraseOp(body->getTerminator());
+  rewriter.inlineBlockBefore(body, terminator, ivs);
+  rewriter.eraseOp(forall);
+  return &launchBody;
+}
+
 LogicalResult AttentionMapper::run() {
   if (failed(checkForall()))
     return failure();
-  Location loc = forall.getLoc();
-  Block *body = forall.getBody();
-
-  if (!options.emulateOnCPU) {
-    // Grid: the last forall dim (query tiles) on x, the one before (heads)
-    // on y, the rest (batch dims) linearized on z.
-    rewriter.setInsertionPoint(forall);
-    SmallVector<Value> ubs = getValueOrCreateConstantIndexOp(
-        rewriter, loc, forall.getMixedUpperBound());
-    int64_t n = ubs.size();
-    Value one = indexConst(rewriter, loc, 1);
-    Value gridX = ubs[n - 1];
-    Value gridY = n >= 2 ? ubs[n - 2] : one;
-    Value gridZ = one;
-    for (int64_t d = 0; d + 2 < n; ++d)
-      gridZ = arith::MulIOp::create(rewriter, loc, gridZ, ubs[d]);
-    launch = gpu::LaunchOp::create(rewriter, loc, gridX, gridY, gridZ,
-                                   indexConst(rewriter, loc, options.blockSize),
-                                   one, one);
-    Block &launchBody = launch.getBody().front();
-    rewriter.setInsertionPointToEnd(&launchBody);
-    auto terminator = gpu::TerminatorOp::create(rewriter, loc);
-    rewriter.setInsertionPoint(terminator);
-    gpu::KernelDim3 blockIds = launch.getBlockIds();
-    threadId = launch.getThreadIds().x;
-    SmallVector<Value> ivs(n);
-    ivs[n - 1] = blockIds.x;
-    if (n >= 2)
-      ivs[n - 2] = blockIds.y;
-    Value rest = blockIds.z;
-    for (int64_t d = n - 3; d >= 0; --d) {
-      ivs[d] =
-          d > 0 ? arith::RemUIOp::create(rewriter, loc, rest, ubs[d]) : rest;
-      if (d > 0)
-        rest = arith::DivUIOp::create(rewriter, loc, rest, ubs[d]);
-    }
-    rewriter.eraseOp(body->getTerminator());
-    rewriter.inlineBlockBefore(body, terminator, ivs);
-    rewriter.eraseOp(forall);
-    body = &launchBody;
-  }
+  Block *body =
+      options.emulateOnCPU ? forall.getBody() : replaceForallByLaunch();
 
   stageContractionOperands(body);
   if (failed(convertTileOpsToLoops(body)))
@@ -540,121 +550,3 @@ struct PosencGpuMapAttentionPass
 };
 } // namespace
 
-//===----------------------------------------------------------------------===//
-// posenc-gpu-unroll-private-loops
-//===----------------------------------------------------------------------===//
-
-/// Whether `v` is `iv` or computed from it by one arith/affine op.
-static bool dependsOnIV(Value v, Value iv) {
-  if (v == iv)
-    return true;
-  Operation *def = v.getDefiningOp();
-  return def && isa<affine::AffineApplyOp, arith::AddIOp, arith::SubIOp,
-                    arith::MulIOp>(def) &&
-         llvm::is_contained(def->getOperands(), iv);
-}
-
-/// Whether `loop` indexes a private-memory buffer with its induction
-/// variable (directly in its body or in nested ops).
-static bool indexesPrivateBuffer(scf::ForOp loop) {
-  Value iv = loop.getInductionVar();
-  auto isPrivate = [](Value memref) {
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(
-        cast<MemRefType>(memref.getType()).getMemorySpace());
-    return space && space.getValue() == gpu::AddressSpace::Private;
-  };
-  WalkResult found = loop.getBody()->walk([&](Operation *op) {
-    Value memref;
-    ValueRange indices;
-    if (auto load = dyn_cast<memref::LoadOp>(op)) {
-      memref = load.getMemRef();
-      indices = load.getIndices();
-    } else if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      memref = store.getMemRef();
-      indices = store.getIndices();
-    } else {
-      return WalkResult::advance();
-    }
-    if (isPrivate(memref) &&
-        llvm::any_of(indices, [&](Value i) { return dependsOnIV(i, iv); }))
-      return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return found.wasInterrupted();
-}
-
-namespace {
-/// In each gpu.launch, loops that index private buffers with their
-/// induction variable are fully unrolled, innermost first, so that every
-/// private access has a constant index and LLVM keeps the buffer in
-/// registers (a private array indexed by a loop counter lives in local
-/// memory). A loop whose upper bound is dynamic but bounded by a tile size
-/// (a partial last tile: min(tile, S - start)) first runs to the bound with
-/// its body guarded by `iv < ub`. Loops longer than `max-trip-count` stay,
-/// and so do the loops of a launch whose private buffers hold more than
-/// `max-private-elements` elements: in registers they would not fit next to
-/// the rest of the kernel (255 per thread) and would spill, which costs more
-/// than the local-memory arrays they replace.
-struct PosencGpuUnrollPrivateLoopsPass
-    : posenc::impl::PosencGpuUnrollPrivateLoopsPassBase<
-          PosencGpuUnrollPrivateLoopsPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    // Launches whose private rows fit the register budget.
-    DenseSet<Operation *> launches;
-    getOperation().walk([&](gpu::LaunchOp launch) {
-      int64_t elements = 0;
-      for (BlockArgument arg : launch.getPrivateAttributions())
-        elements += cast<MemRefType>(arg.getType()).getNumElements();
-      if (elements <= maxPrivateElements)
-        launches.insert(launch);
-    });
-    SmallVector<scf::ForOp> loops;
-    getOperation().walk<WalkOrder::PostOrder>([&](scf::ForOp loop) {
-      auto launch = loop->getParentOfType<gpu::LaunchOp>();
-      if (launch && launches.contains(launch) && indexesPrivateBuffer(loop))
-        loops.push_back(loop);
-    });
-    IRRewriter rewriter(&getContext());
-    for (scf::ForOp loop : loops) {
-      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-      std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-      if (!lb || !step || *step <= 0)
-        continue;
-      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-      if (!ub) {
-        std::optional<int64_t> bound = staticUpperBound(loop.getUpperBound());
-        if (!bound || loop.getNumRegionIterArgs() != 0 ||
-            (*bound - *lb) / *step > maxTripCount)
-          continue;
-        // for iv in [lb, bound): if (iv < ub) body
-        Location loc = loop.getLoc();
-        rewriter.setInsertionPoint(loop);
-        auto guarded = scf::ForOp::create(
-            rewriter, loc, loop.getLowerBound(),
-            indexConst(rewriter, loc, *bound), loop.getStep());
-        rewriter.setInsertionPointToStart(guarded.getBody());
-        Value inRange = arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::slt,
-            guarded.getInductionVar(), loop.getUpperBound());
-        auto ifOp = scf::IfOp::create(rewriter, loc, inRange,
-                                      /*withElseRegion=*/false);
-        Block *body = loop.getBody();
-        rewriter.eraseOp(body->getTerminator());
-        rewriter.inlineBlockBefore(body, ifOp.thenBlock()->getTerminator(),
-                                   guarded.getInductionVar());
-        rewriter.eraseOp(loop);
-        loop = guarded;
-        ub = bound;
-      }
-      if ((*ub - *lb) / *step > maxTripCount)
-        continue;
-      if (failed(loopUnrollFull(loop))) {
-        loop.emitError("posenc-gpu-unroll-private-loops: cannot unroll");
-        return signalPassFailure();
-      }
-    }
-  }
-};
-} // namespace

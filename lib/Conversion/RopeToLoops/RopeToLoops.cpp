@@ -15,7 +15,9 @@
 //                    x cos + y sin', sin' = -sin on even lanes (table)
 //       x[..., R:] copied
 //
-// The element math is posenc.rope's (BuilderUtils.h), the inverse
+// The rotation is posenc.rope's, built by BuilderUtils.h's helpers
+// (applyHalfRotaryToRow; buildInterleavedRotaryLanes, whose tables carry the
+// sign of buildRotatedElement, and applyRotaryBySignedSin), the inverse
 // frequencies the reference lowering's table (PosencToLinalg.h).
 //
 //===----------------------------------------------------------------------===//
@@ -35,7 +37,6 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace posenc {
 #define GEN_PASS_DEF_POSENCLOWERROPEPASS
@@ -80,218 +81,257 @@ SmallVector<Value> withTail(ValueRange lead, Value row, Value col) {
   return idx;
 }
 
+/// Builds the lowering of one posenc.rope (the loop nest of the file
+/// header) before it.
+class StandaloneRopeBuilder {
+public:
+  StandaloneRopeBuilder(OpBuilder &b, RopeOp op, int64_t blockRows);
+
+  /// The rotated tensor.
+  Value build();
+
+private:
+  /// Same run-time check as the reference lowering.
+  void checkPositionsLength();
+  /// Rows of one block's table: `blockRows`, or what fits kTableBytes.
+  int64_t rowsPerBlock();
+  /// cos and sin of the block's rows, one computation per (row, pair),
+  /// as [rows x tableWidth] tensors (interleaved: per lane, the sign of
+  /// the rotation folded into sin).
+  std::pair<Value, Value> buildTables(int64_t rows);
+  /// Row `r` of the block (lead indices `lead`) rotated into `out`.
+  Value rotateRow(OpBuilder &b, Location loc, Value out, Value r);
+  Value rotateInterleavedRow(OpBuilder &b, Location loc, Value out, Value r,
+                             Value s);
+  Value rotateHalfRow(OpBuilder &b, Location loc, Value out, Value r, Value s);
+  /// for lead dims from `dim` (outermost first), for rows: rotate.
+  Value buildLoops(OpBuilder &b, Location loc, int64_t dim, Value out);
+
+  OpBuilder &b;
+  RopeOp op;
+  Location loc;
+  int64_t blockRows;
+  Value input, positions;
+  RankedTensorType inputType;
+  int64_t rank, numLead, headDim, rotaryDim, half, tableWidth;
+  bool interleaved;
+  Type elemType;
+  FloatType computeType, angleType;
+  double attentionFactor;
+
+  Value invFreq;
+  SmallVector<OpFoldResult> sizes;
+  Value zero, one;
+  /// The block: its first row, its number of rows, its cos/sin tables.
+  Value rowStart, numRows, cosTable, sinTable;
+  /// Lead indices of the loops around the current row.
+  SmallVector<Value> lead;
+};
+
+StandaloneRopeBuilder::StandaloneRopeBuilder(OpBuilder &b, RopeOp op,
+                                             int64_t blockRows)
+    : b(b), op(op), loc(op.getLoc()), blockRows(blockRows) {
+  input = op.getInput();
+  positions = op.getPositions();
+  inputType = cast<RankedTensorType>(input.getType());
+  rank = inputType.getRank();
+  numLead = rank - 2;
+  headDim = op.getHeadDim();
+  rotaryDim = op.getRotaryDimOrDefault();
+  half = rotaryDim / 2;
+  interleaved = op.getLayout() == Layout::interleaved;
+  // Table row: cos and sin per pair (half) or per lane (interleaved).
+  tableWidth = interleaved ? rotaryDim : half;
+  elemType = inputType.getElementType();
+  computeType = computeTypeFor(elemType);
+  angleType = op.getPrecision() == AnglePrecision::exact ? b.getF64Type()
+                                                          : b.getF32Type();
+  attentionFactor = op.getEffectiveAttentionFactor();
+}
+
+void StandaloneRopeBuilder::checkPositionsLength() {
+  auto posType = cast<RankedTensorType>(positions.getType());
+  if (!posType.isDynamicDim(0) && !inputType.isDynamicDim(rank - 2))
+    return;
+  Value a = tensor::DimOp::create(b, loc, positions, 0);
+  Value c = tensor::DimOp::create(b, loc, input, rank - 2);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
+  cf::AssertOp::create(b, loc, eq,
+                       "posenc.rope: length of 'positions' differs from "
+                       "the sequence dim of 'input'");
+}
+
+int64_t StandaloneRopeBuilder::rowsPerBlock() {
+  if (blockRows > 0)
+    return blockRows;
+  int64_t rowBytes = 2 * tableWidth * computeType.getWidth() / 8;
+  return std::clamp<int64_t>(kTableBytes / rowBytes, 1, 256);
+}
+
+std::pair<Value, Value> StandaloneRopeBuilder::buildTables(int64_t rows) {
+  auto tableType = RankedTensorType::get({rows, tableWidth}, computeType);
+  Value cos0 =
+      tensor::EmptyOp::create(b, loc, tableType.getShape(), computeType);
+  Value sin0 =
+      tensor::EmptyOp::create(b, loc, tableType.getShape(), computeType);
+  Type posElem = cast<RankedTensorType>(positions.getType()).getElementType();
+  auto tables = scf::ForOp::create(
+      b, loc, zero, numRows, one, ValueRange{cos0, sin0},
+      [&](OpBuilder &b, Location loc, Value r, ValueRange iter) {
+        Value s = arith::AddIOp::create(b, loc, rowStart, r);
+        Value pos = tensor::ExtractOp::create(b, loc, positions, s);
+        Value posVec = vector::BroadcastOp::create(
+            b, loc, VectorType::get({half}, posElem), pos);
+        Value inv = readVector(b, loc, invFreq, {zero}, half);
+        // Reduced in f64: the table is small, and the polynomial cos/sin
+        // stay as accurate as the reference's libm at large angles.
+        auto [c, sn] = buildRotaryCosSin(b, loc, posVec, inv, angleType,
+                                         computeType, attentionFactor,
+                                         /*reduceAngleInF64=*/true);
+        if (interleaved)
+          std::tie(c, sn) = buildInterleavedRotaryLanes(b, loc, c, sn);
+        Value cosT = writeVector(b, loc, c, iter[0], {r, zero});
+        Value sinT = writeVector(b, loc, sn, iter[1], {r, zero});
+        scf::YieldOp::create(b, loc, ValueRange{cosT, sinT});
+      });
+  return {tables.getResult(0), tables.getResult(1)};
+}
+
+Value StandaloneRopeBuilder::rotateInterleavedRow(OpBuilder &b, Location loc,
+                                                  Value out, Value r,
+                                                  Value s) {
+  for (int64_t c0 = 0; c0 < rotaryDim; c0 += kChunk) {
+    int64_t w = std::min(kChunk, rotaryDim - c0);
+    Value col = indexConst(b, loc, c0);
+    Value x = castFloat(
+        b, loc, readVector(b, loc, input, withTail(lead, s, col), w),
+        VectorType::get({w}, computeType));
+    Value y = swapRotaryPairLanes(b, loc, x);
+    Value c = readVector(b, loc, cosTable, {r, col}, w);
+    Value sn = readVector(b, loc, sinTable, {r, col}, w);
+    Value rot = applyRotaryBySignedSin(b, loc, x, y, c, sn);
+    out = writeVector(b, loc,
+                      castFloat(b, loc, rot, VectorType::get({w}, elemType)),
+                      out, withTail(lead, r, col));
+  }
+  return out;
+}
+
+Value StandaloneRopeBuilder::rotateHalfRow(OpBuilder &b, Location loc,
+                                           Value out, Value r, Value s) {
+  for (int64_t c0 = 0; c0 < half; c0 += kChunk) {
+    int64_t w = std::min(kChunk, half - c0);
+    Value colA = indexConst(b, loc, c0);
+    Value colB = indexConst(b, loc, half + c0);
+    auto computeVec = VectorType::get({w}, computeType);
+    Value a = castFloat(
+        b, loc, readVector(b, loc, input, withTail(lead, s, colA), w),
+        computeVec);
+    Value bv = castFloat(
+        b, loc, readVector(b, loc, input, withTail(lead, s, colB), w),
+        computeVec);
+    Value c = readVector(b, loc, cosTable, {r, colA}, w);
+    Value sn = readVector(b, loc, sinTable, {r, colA}, w);
+    auto [outA, outB] = applyHalfRotaryToRow(b, loc, a, bv, c, sn);
+    auto elemVec = VectorType::get({w}, elemType);
+    out = writeVector(b, loc, castFloat(b, loc, outA, elemVec), out,
+                      withTail(lead, r, colA));
+    out = writeVector(b, loc, castFloat(b, loc, outB, elemVec), out,
+                      withTail(lead, r, colB));
+  }
+  return out;
+}
+
+Value StandaloneRopeBuilder::rotateRow(OpBuilder &b, Location loc, Value out,
+                                       Value r) {
+  Value s = arith::AddIOp::create(b, loc, rowStart, r);
+  out = interleaved ? rotateInterleavedRow(b, loc, out, r, s)
+                    : rotateHalfRow(b, loc, out, r, s);
+  // Dims past rotary_dim pass through.
+  for (int64_t c0 = rotaryDim; c0 < headDim; c0 += kChunk) {
+    int64_t w = std::min(kChunk, headDim - c0);
+    Value col = indexConst(b, loc, c0);
+    Value x = readVector(b, loc, input, withTail(lead, s, col), w);
+    out = writeVector(b, loc, x, out, withTail(lead, r, col));
+  }
+  return out;
+}
+
+Value StandaloneRopeBuilder::buildLoops(OpBuilder &b, Location loc,
+                                        int64_t dim, Value out) {
+  if (dim == numLead) {
+    auto rowLoop = scf::ForOp::create(
+        b, loc, zero, numRows, one, ValueRange{out},
+        [&](OpBuilder &b, Location loc, Value r, ValueRange iter) {
+          scf::YieldOp::create(b, loc, rotateRow(b, loc, iter[0], r));
+        });
+    return rowLoop.getResult(0);
+  }
+  Value ub = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
+  auto loop = scf::ForOp::create(
+      b, loc, zero, ub, one, ValueRange{out},
+      [&](OpBuilder &b, Location loc, Value iv, ValueRange iter) {
+        lead.push_back(iv);
+        Value res = buildLoops(b, loc, dim + 1, iter[0]);
+        lead.pop_back();
+        scf::YieldOp::create(b, loc, res);
+      });
+  return loop.getResult(0);
+}
+
+Value StandaloneRopeBuilder::build() {
+  checkPositionsLength();
+  invFreq = buildRopeInvFreqTable(b, loc, op, positions, angleType);
+  int64_t rows = rowsPerBlock();
+
+  sizes = tensor::getMixedSizes(b, loc, input);
+  Value seqLen = getValueOrCreateConstantIndexOp(b, loc, sizes[rank - 2]);
+  Value rowsC = indexConst(b, loc, rows);
+  zero = indexConst(b, loc, 0);
+  one = indexConst(b, loc, 1);
+  Value numBlocks = arith::CeilDivUIOp::create(b, loc, seqLen, rowsC);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, elemType);
+
+  auto forall = scf::ForallOp::create(b, loc,
+                                      ArrayRef<OpFoldResult>{numBlocks},
+                                      ValueRange{init}, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getBody());
+  rowStart =
+      arith::MulIOp::create(b, loc, forall.getInductionVars()[0], rowsC);
+  numRows = arith::MinUIOp::create(
+      b, loc, rowsC, arith::SubIOp::create(b, loc, seqLen, rowStart));
+  std::tie(cosTable, sinTable) = buildTables(rows);
+
+  // The block's slice of the output: every lead index, its rows.
+  Value shared = forall.getRegionIterArgs()[0];
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[rank - 2] = rowStart;
+  SmallVector<OpFoldResult> blockSizes(sizes);
+  blockSizes[rank - 2] = numRows;
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  Value outBlock = tensor::ExtractSliceOp::create(b, loc, shared, offsets,
+                                                  blockSizes, strides);
+  Value outTile = buildLoops(b, loc, 0, outBlock);
+
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(b, loc, outTile, shared, offsets,
+                                        blockSizes, strides);
+  return forall.getResult(0);
+}
+
 struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
   LowerStandaloneRope(MLIRContext *ctx, int64_t blockRows)
       : OpRewritePattern(ctx), blockRows(blockRows) {}
 
   LogicalResult matchAndRewrite(RopeOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value input = op.getInput();
-    Value positions = op.getPositions();
-    auto inputType = cast<RankedTensorType>(input.getType());
-    int64_t rank = inputType.getRank();
-    int64_t numLead = rank - 2;
-    int64_t headDim = op.getHeadDim();
-    int64_t rotaryDim = op.getRotaryDimOrDefault();
-    int64_t half = rotaryDim / 2;
-    if (headDim > kMaxHeadDim)
+    // Larger head dims would unroll into too many chunks.
+    if (op.getHeadDim() > kMaxHeadDim)
       return rewriter.notifyMatchFailure(
           op, "head dim above 1024: left to the reference lowering");
-    bool interleaved = op.getLayout() == Layout::interleaved;
-    bool exact = op.getPrecision() == AnglePrecision::exact;
-    Type elemType = inputType.getElementType();
-    FloatType computeType = computeTypeFor(elemType);
-    FloatType angleType = exact ? rewriter.getF64Type() : rewriter.getF32Type();
-    double attentionFactor = op.getEffectiveAttentionFactor();
-
-    // Same run-time check as the reference lowering.
-    auto posType = cast<RankedTensorType>(positions.getType());
-    if (posType.isDynamicDim(0) || inputType.isDynamicDim(rank - 2)) {
-      Value a = tensor::DimOp::create(rewriter, loc, positions, 0);
-      Value c = tensor::DimOp::create(rewriter, loc, input, rank - 2);
-      Value eq = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                       a, c);
-      cf::AssertOp::create(rewriter, loc, eq,
-                           "posenc.rope: length of 'positions' differs from "
-                           "the sequence dim of 'input'");
-    }
-    Value invFreq =
-        buildRopeInvFreqTable(rewriter, loc, op, positions, angleType);
-
-    // Table row: cos and sin per pair (half) or per lane (interleaved).
-    int64_t tableWidth = interleaved ? rotaryDim : half;
-    int64_t rows = blockRows;
-    if (rows <= 0) {
-      int64_t rowBytes = 2 * tableWidth * computeType.getWidth() / 8;
-      rows = std::clamp<int64_t>(kTableBytes / rowBytes, 1, 256);
-    }
-
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, input);
-    Value seqLen = getValueOrCreateConstantIndexOp(rewriter, loc,
-                                                   sizes[rank - 2]);
-    Value rowsC = indexConst(rewriter, loc, rows);
-    Value zero = indexConst(rewriter, loc, 0);
-    Value one = indexConst(rewriter, loc, 1);
-    Value numBlocks = arith::CeilDivUIOp::create(rewriter, loc, seqLen, rowsC);
-    Value init = tensor::EmptyOp::create(rewriter, loc, sizes, elemType);
-
-    auto forall = scf::ForallOp::create(
-        rewriter, loc, ArrayRef<OpFoldResult>{numBlocks}, ValueRange{init},
-        std::nullopt);
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(forall.getBody());
-    OpBuilder &b = rewriter;
-    Value rowStart =
-        arith::MulIOp::create(b, loc, forall.getInductionVars()[0], rowsC);
-    Value numRows = arith::MinUIOp::create(
-        b, loc, rowsC, arith::SubIOp::create(b, loc, seqLen, rowStart));
-
-    // cos/sin of the block's rows, one computation per (row, pair).
-    auto tableType = RankedTensorType::get({rows, tableWidth}, computeType);
-    Value cos0 = tensor::EmptyOp::create(b, loc, tableType.getShape(),
-                                         computeType);
-    Value sin0 = tensor::EmptyOp::create(b, loc, tableType.getShape(),
-                                         computeType);
-    Type posElem = posType.getElementType();
-    auto tables = scf::ForOp::create(
-        b, loc, zero, numRows, one, ValueRange{cos0, sin0},
-        [&](OpBuilder &b, Location loc, Value r, ValueRange iter) {
-          Value s = arith::AddIOp::create(b, loc, rowStart, r);
-          Value pos = tensor::ExtractOp::create(b, loc, positions, s);
-          Value posVec = vector::BroadcastOp::create(
-              b, loc, VectorType::get({half}, posElem), pos);
-          Value inv = readVector(b, loc, invFreq, {zero}, half);
-          // Reduced in f64: the table is small, and the polynomial cos/sin
-          // stay as accurate as the reference's libm at large angles.
-          auto [c, sn] = buildRotaryCosSin(b, loc, posVec, inv, angleType,
-                                           computeType, attentionFactor,
-                                           /*reduceAngleInF64=*/true);
-          if (interleaved) {
-            // Lane 2p and 2p+1 both use pair p.
-            SmallVector<int64_t> dup;
-            for (int64_t p = 0; p < half; ++p)
-              dup.append({p, p});
-            c = vector::ShuffleOp::create(b, loc, c, c, dup);
-            sn = vector::ShuffleOp::create(b, loc, sn, sn, dup);
-            // The table holds -sin on even lanes, so the row loop is
-            // x*cos + swap(x)*sin' with no sign select per vector
-            // (negation is exact: the same numbers as the select form).
-            SmallVector<bool> even;
-            for (int64_t l = 0; l < rotaryDim; ++l)
-              even.push_back(l % 2 == 0);
-            Value isEven = arith::ConstantOp::create(
-                b, loc,
-                DenseElementsAttr::get(
-                    VectorType::get({rotaryDim}, b.getI1Type()),
-                    ArrayRef<bool>(even)));
-            sn = arith::SelectOp::create(
-                b, loc, isEven, arith::NegFOp::create(b, loc, sn), sn);
-          }
-          Value cosT = writeVector(b, loc, c, iter[0], {r, zero});
-          Value sinT = writeVector(b, loc, sn, iter[1], {r, zero});
-          scf::YieldOp::create(b, loc, ValueRange{cosT, sinT});
-        });
-    Value cosTable = tables.getResult(0), sinTable = tables.getResult(1);
-
-    // The block's slice of the output: every lead index, its rows.
-    Value shared = forall.getRegionIterArgs()[0];
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    offsets[rank - 2] = rowStart;
-    SmallVector<OpFoldResult> blockSizes(sizes);
-    blockSizes[rank - 2] = numRows;
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    Value outBlock = tensor::ExtractSliceOp::create(b, loc, shared, offsets,
-                                                    blockSizes, strides);
-
-    SmallVector<Value> lead;
-    auto rotateRow = [&](OpBuilder &b, Location loc, Value out, Value r) {
-      Value s = arith::AddIOp::create(b, loc, rowStart, r);
-      if (interleaved) {
-        for (int64_t c0 = 0; c0 < rotaryDim; c0 += kChunk) {
-          int64_t w = std::min(kChunk, rotaryDim - c0);
-          Value col = indexConst(b, loc, c0);
-          Value x = castFloat(
-              b, loc, readVector(b, loc, input, withTail(lead, s, col), w),
-              VectorType::get({w}, computeType));
-          SmallVector<int64_t> swap;
-          for (int64_t l = 0; l < w; l += 2)
-            swap.append({l + 1, l});
-          Value y = vector::ShuffleOp::create(b, loc, x, x, swap);
-          Value c = readVector(b, loc, cosTable, {r, col}, w);
-          Value sn = readVector(b, loc, sinTable, {r, col}, w);
-          // sn is -sin on even lanes (see the table).
-          Value rot = arith::AddFOp::create(
-              b, loc, arith::MulFOp::create(b, loc, x, c),
-              arith::MulFOp::create(b, loc, y, sn));
-          out = writeVector(b, loc,
-                            castFloat(b, loc, rot,
-                                      VectorType::get({w}, elemType)),
-                            out, withTail(lead, r, col));
-        }
-      } else {
-        Value t = arith::ConstantIntOp::create(b, loc, 1, 1);
-        Value f = arith::ConstantIntOp::create(b, loc, 0, 1);
-        for (int64_t c0 = 0; c0 < half; c0 += kChunk) {
-          int64_t w = std::min(kChunk, half - c0);
-          Value colA = indexConst(b, loc, c0);
-          Value colB = indexConst(b, loc, half + c0);
-          auto computeVec = VectorType::get({w}, computeType);
-          Value a = castFloat(
-              b, loc, readVector(b, loc, input, withTail(lead, s, colA), w),
-              computeVec);
-          Value bv = castFloat(
-              b, loc, readVector(b, loc, input, withTail(lead, s, colB), w),
-              computeVec);
-          Value c = readVector(b, loc, cosTable, {r, colA}, w);
-          Value sn = readVector(b, loc, sinTable, {r, colA}, w);
-          Value outA = buildRotatedElement(b, loc, a, bv, c, sn, t);
-          Value outB = buildRotatedElement(b, loc, bv, a, c, sn, f);
-          auto elemVec = VectorType::get({w}, elemType);
-          out = writeVector(b, loc, castFloat(b, loc, outA, elemVec), out,
-                            withTail(lead, r, colA));
-          out = writeVector(b, loc, castFloat(b, loc, outB, elemVec), out,
-                            withTail(lead, r, colB));
-        }
-      }
-      // Dims past rotary_dim pass through.
-      for (int64_t c0 = rotaryDim; c0 < headDim; c0 += kChunk) {
-        int64_t w = std::min(kChunk, headDim - c0);
-        Value col = indexConst(b, loc, c0);
-        Value x = readVector(b, loc, input, withTail(lead, s, col), w);
-        out = writeVector(b, loc, x, out, withTail(lead, r, col));
-      }
-      return out;
-    };
-
-    // for lead dims (outermost first), for rows: rotate.
-    std::function<Value(OpBuilder &, Location, int64_t, Value)> buildLoops =
-        [&](OpBuilder &b, Location loc, int64_t dim, Value out) -> Value {
-      if (dim == numLead) {
-        auto rowLoop = scf::ForOp::create(
-            b, loc, zero, numRows, one, ValueRange{out},
-            [&](OpBuilder &b, Location loc, Value r, ValueRange iter) {
-              scf::YieldOp::create(b, loc, rotateRow(b, loc, iter[0], r));
-            });
-        return rowLoop.getResult(0);
-      }
-      Value ub = getValueOrCreateConstantIndexOp(b, loc, sizes[dim]);
-      auto loop = scf::ForOp::create(
-          b, loc, zero, ub, one, ValueRange{out},
-          [&](OpBuilder &b, Location loc, Value iv, ValueRange iter) {
-            lead.push_back(iv);
-            Value res = buildLoops(b, loc, dim + 1, iter[0]);
-            lead.pop_back();
-            scf::YieldOp::create(b, loc, res);
-          });
-      return loop.getResult(0);
-    };
-    Value outTile = buildLoops(b, loc, 0, outBlock);
-
-    rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(b, loc, outTile, shared, offsets,
-                                          blockSizes, strides);
-    rewriter.replaceOp(op, forall.getResult(0));
+    Value result = StandaloneRopeBuilder(rewriter, op, blockRows).build();
+    rewriter.replaceOp(op, result);
     return success();
   }
 

@@ -39,12 +39,23 @@ func.func @half(%x: tensor<1x8x2048x128xf32>, %pos: tensor<2048xi32>) -> tensor<
 // -----
 
 // Interleaved: the table holds cos/sin per lane (pair p at lanes 2p, 2p+1),
-// the partner of each lane comes from a pairwise swap of the row.
+// the partner of each lane comes from a pairwise swap of the row. The sin of
+// lane 2p is negated in the table (x cos - y sin for the first element of a
+// pair; lane mask 0x55...), so a row is x cos + y sin' with no select.
 // CHECK-LABEL: func.func @interleaved
+// CHECK:         %[[FIRST:.*]] = arith.constant dense<"0x55555555555555555555555555555555"> : vector<128xi1>
 // CHECK:         tensor.empty() : tensor<16x128xf32>
 // CHECK:         vector.shuffle %{{.*}}, %{{.*}} [0, 0, 1, 1, 2, 2,
+// CHECK:         %[[SIN:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 0, 1, 1, 2, 2,
+// CHECK:         %[[NEG:.*]] = arith.negf %[[SIN]] : vector<128xf32>
+// CHECK:         arith.select %[[FIRST]], %[[NEG]], %[[SIN]]
 // CHECK:         %[[X:.*]] = vector.transfer_read %arg0{{.*}} : tensor<4x2048x128xf32>, vector<64xf32>
-// CHECK:         vector.shuffle %[[X]], %[[X]] [1, 0, 3, 2, 5, 4,
+// CHECK:         %[[Y:.*]] = vector.shuffle %[[X]], %[[X]] [1, 0, 3, 2, 5, 4,
+// CHECK:         %[[C:.*]] = vector.transfer_read
+// CHECK:         %[[S:.*]] = vector.transfer_read
+// CHECK-DAG:     %[[YS:.*]] = arith.mulf %[[Y]], %[[S]]
+// CHECK-DAG:     %[[XC:.*]] = arith.mulf %[[X]], %[[C]]
+// CHECK:         arith.addf %[[XC]], %[[YS]]
 // CHECK:         vector.transfer_write {{.*}}, %c0]
 // CHECK:         vector.transfer_read %arg0{{.*}}, %c64]{{.*}} : tensor<4x2048x128xf32>, vector<64xf32>
 // CHECK:         vector.transfer_write {{.*}}, %c64]

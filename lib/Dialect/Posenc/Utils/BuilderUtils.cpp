@@ -7,6 +7,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -219,13 +220,81 @@ std::pair<Value, Value> posenc::buildRotaryCosSin(OpBuilder &b, Location loc,
   return {c, s};
 }
 
+/// Whether the rotation subtracts the partner's sin term from x cos: for the
+/// first element of a pair, (a, b) -> (a cos - b sin, a sin + b cos). The
+/// one statement of the rotation's sign: every form below (the element, the
+/// signed sin tables, the row helpers) takes it from here.
+static bool negatesPartnerSin(bool isFirst) { return isFirst; }
+
+/// x cos -/+ y sin from the products `xc` and `ys`.
+static Value combineRotaryTerms(OpBuilder &b, Location loc, Value xc, Value ys,
+                                bool isFirst) {
+  if (negatesPartnerSin(isFirst))
+    return arith::SubFOp::create(b, loc, xc, ys);
+  return arith::AddFOp::create(b, loc, xc, ys);
+}
+
+Value posenc::buildRotatedElement(OpBuilder &b, Location loc, Value x, Value y,
+                                  Value cos, Value sin, bool isFirst) {
+  Value xc = arith::MulFOp::create(b, loc, x, cos);
+  Value ys = arith::MulFOp::create(b, loc, y, sin);
+  return combineRotaryTerms(b, loc, xc, ys, isFirst);
+}
+
 Value posenc::buildRotatedElement(OpBuilder &b, Location loc, Value x, Value y,
                                   Value cos, Value sin, Value isFirst) {
   Value xc = arith::MulFOp::create(b, loc, x, cos);
   Value ys = arith::MulFOp::create(b, loc, y, sin);
-  Value first = arith::SubFOp::create(b, loc, xc, ys);
-  Value second = arith::AddFOp::create(b, loc, xc, ys);
+  Value first = combineRotaryTerms(b, loc, xc, ys, /*isFirst=*/true);
+  Value second = combineRotaryTerms(b, loc, xc, ys, /*isFirst=*/false);
   return arith::SelectOp::create(b, loc, isFirst, first, second);
+}
+
+std::pair<Value, Value>
+posenc::buildInterleavedRotaryLanes(OpBuilder &b, Location loc, Value cosPairs,
+                                    Value sinPairs) {
+  int64_t half = cast<VectorType>(cosPairs.getType()).getNumElements();
+  // Lane 2p and 2p+1 both use pair p.
+  SmallVector<int64_t> dup;
+  for (int64_t p = 0; p < half; ++p)
+    dup.append({p, p});
+  Value c = vector::ShuffleOp::create(b, loc, cosPairs, cosPairs, dup);
+  Value sn = vector::ShuffleOp::create(b, loc, sinPairs, sinPairs, dup);
+  // Negation is exact: x cos + y (-sin) is x cos - y sin, the same numbers
+  // as buildRotatedElement.
+  SmallVector<bool> negated;
+  for (int64_t l = 0; l < 2 * half; ++l)
+    negated.push_back(negatesPartnerSin(/*isFirst=*/l % 2 == 0));
+  Value negate = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(VectorType::get({2 * half}, b.getI1Type()),
+                             ArrayRef<bool>(negated)));
+  sn = arith::SelectOp::create(b, loc, negate,
+                               arith::NegFOp::create(b, loc, sn), sn);
+  return {c, sn};
+}
+
+Value posenc::swapRotaryPairLanes(OpBuilder &b, Location loc, Value x) {
+  int64_t width = cast<VectorType>(x.getType()).getNumElements();
+  SmallVector<int64_t> swap;
+  for (int64_t l = 0; l < width; l += 2)
+    swap.append({l + 1, l});
+  return vector::ShuffleOp::create(b, loc, x, x, swap);
+}
+
+Value posenc::applyRotaryBySignedSin(OpBuilder &b, Location loc, Value x,
+                                     Value partner, Value cos,
+                                     Value signedSin) {
+  return arith::AddFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, x, cos),
+      arith::MulFOp::create(b, loc, partner, signedSin));
+}
+
+std::pair<Value, Value> posenc::applyHalfRotaryToRow(OpBuilder &b, Location loc,
+                                                     Value first, Value second,
+                                                     Value cos, Value sin) {
+  return {buildRotatedElement(b, loc, first, second, cos, sin, true),
+          buildRotatedElement(b, loc, second, first, cos, sin, false)};
 }
 
 Value posenc::buildParallelLoopTripCounts(OpBuilder &b, Location loc,

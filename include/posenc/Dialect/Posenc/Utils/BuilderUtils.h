@@ -2,9 +2,10 @@
 //-*-===//
 //
 // Small builders every posenc lowering needs (scalar casts and constants,
-// linalg.generic plumbing) and the RoPE element math, written once so that
-// the reference lowering, the fused decomposition and the GPU mapping emit
-// the same arithmetic for the same formula of the op descriptions.
+// linalg.generic plumbing) and the RoPE math, written once so that the
+// reference lowering, the fused decomposition, the GPU kernels and the
+// standalone RoPE lowering (whose vector rows use the row helpers below)
+// emit the same arithmetic for the same formula of the op descriptions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,10 +96,44 @@ buildRotaryCosSin(mlir::OpBuilder &b, mlir::Location loc, mlir::Value position,
 
 /// The rotated value of element `x` whose pair partner is `y`:
 /// (a, b) -> (a cos - b sin, a sin + b cos), i.e. x cos - y sin for the first
-/// element of a pair and x cos + y sin for the second.
+/// element of a pair and x cos + y sin for the second. Scalars or vectors.
+/// The sign of the partner's term is stated once, in BuilderUtils.cpp, for
+/// every form of the rotation below.
+mlir::Value buildRotatedElement(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value x, mlir::Value y, mlir::Value cos,
+                                mlir::Value sin, bool isFirst);
+/// The same with `isFirst` an i1 value (a select between both forms).
 mlir::Value buildRotatedElement(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value x, mlir::Value y, mlir::Value cos,
                                 mlir::Value sin, mlir::Value isFirst);
+
+/// Per-lane tables of a row of interleaved pairs from the per-pair
+/// `cosPairs` and `sinPairs` (vectors of R/2): lanes 2p and 2p+1 both take
+/// pair p, and the sin of each lane carries the sign of its partner's term in
+/// buildRotatedElement (-sin on the first lane of a pair, exact), so that
+/// applyRotaryBySignedSin needs no sign select per vector. Returns
+/// (cos, signed sin), vectors of R.
+std::pair<mlir::Value, mlir::Value>
+buildInterleavedRotaryLanes(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value cosPairs, mlir::Value sinPairs);
+
+/// The pair partners of a vector `x` of whole interleaved pairs (an even
+/// number of lanes): its lanes exchanged two by two.
+mlir::Value swapRotaryPairLanes(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value x);
+
+/// posenc.rope on vectors whose sin table carries the rotation's sign
+/// (buildInterleavedRotaryLanes): x cos + partner sin'.
+mlir::Value applyRotaryBySignedSin(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value x, mlir::Value partner,
+                                   mlir::Value cos, mlir::Value signedSin);
+
+/// posenc.rope on vectors of one row in the half layout: `first` holds dims
+/// p.., `second` dims p + R/2.., `cos` and `sin` those pairs' tables.
+/// Returns the rotated (first, second).
+std::pair<mlir::Value, mlir::Value>
+applyHalfRotaryToRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value first,
+                     mlir::Value second, mlir::Value cos, mlir::Value sin);
 
 /// The trip count of every dimension of `loop` (max(ub - lb, 0) ceildiv
 /// step: an empty dimension gives 0, not a huge unsigned count) appended to
