@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
@@ -291,35 +292,13 @@ static Value padRows(OpBuilder &b, Location loc, Value tile, int64_t rows) {
                                  zero, /*nofold=*/false, loc, b, dynDims);
 }
 
-/// cos and sin of the RoPE angles of every position in `positions`, as two
-/// [S x R/2] tensors of the compute type with the attention factor applied
-/// (buildRotaryCosSin's math). Position-only, not a rotated copy of K: built
-/// once per call so that the K prologue, which every query tile repeats,
-/// is multiplies only.
+/// buildRotaryTables with the tables' generic marked for vectorization.
 static std::pair<Value, Value> rotaryTables(OpBuilder &b, Location loc,
                                             RotaryAttr rope, Value positions,
                                             Value invFreq, FloatType c) {
-  MLIRContext *ctx = b.getContext();
-  int64_t half = rope.getRotaryDim() / 2;
-  FloatType angleType = cast<FloatType>(
-      cast<RankedTensorType>(invFreq.getType()).getElementType());
-  double attentionFactor = rope.getEffectiveAttentionFactor();
-  SmallVector<OpFoldResult> sizes = {
-      tensor::getMixedSize(b, loc, positions, 0), b.getIndexAttr(half)};
-  Value cosInit = tensor::EmptyOp::create(b, loc, sizes, c);
-  Value sinInit = tensor::EmptyOp::create(b, loc, sizes, c);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-  auto tables = linalg::GenericOp::create(
-      b, loc, TypeRange{cosInit.getType(), sinInit.getType()},
-      ValueRange{positions, invFreq}, ValueRange{cosInit, sinInit},
-      ArrayRef<AffineMap>{mapOf(ctx, 2, {0}), mapOf(ctx, 2, {1}), id, id},
-      iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
-        auto [cs, sn] = buildRotaryCosSin(b, loc, a[0], a[1], angleType, c,
-                                          attentionFactor);
-        linalg::YieldOp::create(b, loc, ValueRange{cs, sn});
-      });
-  markVectorTile(tables.getResult(0), {1, 0});
-  return {tables.getResult(0), tables.getResult(1)};
+  auto tables = buildRotaryTables(b, loc, rope, positions, invFreq, c);
+  markVectorTile(tables.first, {1, 0});
+  return tables;
 }
 
 /// The Q/K prologue of the CPU vector layout on a [rows x D] tile with static
@@ -530,19 +509,9 @@ static Value keyLoopEnd(OpBuilder &b, Location loc, bool causal, Value qStart,
                         Value qSize, Value shift, Value sk) {
   if (!causal)
     return sk;
-  Value lastAllowed = arith::AddIOp::create(
+  Value lastAllowed = buildCausalKeyBound(
       b, loc, arith::AddIOp::create(b, loc, qStart, qSize), shift);
-  lastAllowed =
-      arith::MaxSIOp::create(b, loc, lastAllowed, indexConst(b, loc, 0));
   return arith::MinSIOp::create(b, loc, lastAllowed, sk);
-}
-
-/// A row with no unmasked entry yet has max m' = -inf; subtracting 0 instead
-/// keeps exp(-inf - m') = 0 rather than NaN.
-static Value safeMax(OpBuilder &b, Location loc, FloatType c, Value m) {
-  Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
-                                      floatConst(b, loc, c, kNegInf));
-  return arith::SelectOp::create(b, loc, isInf, floatConst(b, loc, c, 0.0), m);
 }
 
 /// The op's score_mod region (cloned) applied to `score` of query row `i`
@@ -568,12 +537,8 @@ static Value applyScoreMod(OpBuilder &b, FusedAttentionOp op, Value score,
 /// r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K.
 static Value addRelValue(OpBuilder &b, Location loc, const AttentionInfo &info,
                          Value val, Value i, Value j, Value x, Value shift) {
-  Value qpos = arith::AddIOp::create(b, loc, i, shift);
-  Value dist = arith::SubIOp::create(b, loc, j, qpos);
-  Value r =
-      arith::MaxSIOp::create(b, loc, dist, indexConst(b, loc, -info.maxDist));
-  r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, info.maxDist));
-  r = arith::AddIOp::create(b, loc, r, indexConst(b, loc, info.maxDist));
+  Value r = buildShawBucket(b, loc, buildRelativeDistance(b, loc, i, j, shift),
+                            info.maxDist);
   Value rv = tensor::ExtractOp::create(b, loc, info.relValue, ValueRange{r, x});
   return arith::AddFOp::create(b, loc, val, castFloat(b, loc, rv, info.c));
 }
@@ -673,9 +638,7 @@ static SoftmaxStep buildSoftmaxStep(OpBuilder &b, Location loc, FloatType c,
       {id1, id1, id1}, iterators(1),
       [&](OpBuilder &b, Location loc, ValueRange a) {
         Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
-        Value diff =
-            arith::SubFOp::create(b, loc, a[0], safeMax(b, loc, c, mNew));
-        yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+        yieldValue(b, loc, buildOnlineSoftmaxExp(b, loc, a[0], mNew));
       });
   layout.mark(r.alpha, {0});
   r.mNew = buildGeneric(b, loc, ValueRange{tileMax}, m, {id1, id1},
@@ -684,9 +647,7 @@ static SoftmaxStep buildSoftmaxStep(OpBuilder &b, Location loc, FloatType c,
   r.p =
       buildGeneric(b, loc, ValueRange{r.mNew}, s, {layout.statMap, id2},
                    iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
-                     Value diff = arith::SubFOp::create(
-                         b, loc, a[1], safeMax(b, loc, c, a[0]));
-                     yieldValue(b, loc, math::ExpOp::create(b, loc, diff));
+                     yieldValue(b, loc, buildOnlineSoftmaxExp(b, loc, a[1], a[0]));
                    });
   layout.mark(r.p, {1, 0});
   Value lScaled = buildGeneric(b, loc, ValueRange{r.alpha}, l, {id1, id1},
@@ -719,11 +680,7 @@ static Value normalizeOutput(OpBuilder &b, Location loc,
                       tensor::EmptyOp::create(b, loc, sizes, elemType),
                       {mapOf(ctx, 2, {0}), id2, id2}, iterators(2),
                       [&](OpBuilder &b, Location loc, ValueRange v) {
-                        Value zero = floatConst(b, loc, c, 0.0);
-                        Value empty = arith::CmpFOp::create(
-                            b, loc, arith::CmpFPredicate::OEQ, v[0], zero);
-                        Value o = arith::DivFOp::create(b, loc, v[1], v[0]);
-                        o = arith::SelectOp::create(b, loc, empty, zero, o);
+                        Value o = buildSoftmaxNormalize(b, loc, v[1], v[0]);
                         yieldValue(b, loc, castFloat(b, loc, o, elemType));
                       });
 }
@@ -782,9 +739,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
 
     RotaryAttr qRope = info.qRope, kRope = info.kRope;
     auto angleTypeOf = [&](RotaryAttr rope) -> FloatType {
-      return rope.getPrecision() == AnglePrecision::exact
-                 ? rewriter.getF64Type()
-                 : rewriter.getF32Type();
+      return rotaryAngleType(ctx, rope.getPrecision());
     };
     Value qInvFreq = qRope ? buildRotaryInvFreqConstant(rewriter, loc, qRope,
                                                angleTypeOf(qRope))
@@ -933,13 +888,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                     b, loc, kStart, linalg::IndexOp::create(b, loc, 1));
                 if (!identityMod)
                   score = applyScoreMod(b, op, score, lead, i, j);
-                if (info.causal) {
-                  Value limit = arith::AddIOp::create(b, loc, i, shift);
-                  Value masked = arith::CmpIOp::create(
-                      b, loc, arith::CmpIPredicate::sgt, j, limit);
-                  score = arith::SelectOp::create(
-                      b, loc, masked, floatConst(b, loc, c, kNegInf), score);
-                }
+                if (info.causal)
+                  score = buildMaskedScore(
+                      b, loc, buildCausalMask(b, loc, i, j, shift), score);
                 yieldValue(b, loc, score);
               });
 
@@ -1106,8 +1057,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                         Value iLocal) -> Value {
         Value j = arith::AddIOp::create(b, loc, kStart, jLocal);
         Value i = arith::AddIOp::create(b, loc, qStart, iLocal);
-        return arith::SubIOp::create(b, loc, j,
-                                     arith::AddIOp::create(b, loc, i, shift));
+        return buildRelativeDistance(b, loc, i, j, shift);
       };
       // The tile's lowest and highest j - (i + shift), and whether some lies
       // in the band (-K, K).
@@ -1151,10 +1101,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
               Value iLocal = linalg::IndexOp::create(b, loc, 1);
               Value d = distAt(b, loc, linalg::IndexOp::create(b, loc, 0),
                                iLocal);
-              Value rb = arith::MaxSIOp::create(b, loc, d,
-                                                indexConst(b, loc, -kd));
-              rb = arith::MinSIOp::create(b, loc, rb, indexConst(b, loc, kd));
-              rb = arith::AddIOp::create(b, loc, rb, indexConst(b, loc, kd));
+              Value rb = buildShawBucket(b, loc, d, kd);
               // Causal: buckets past K are masked below; stay in bounds of
               // the rows computed.
               if (2 * kd + 1 > qrRows)
@@ -1182,9 +1129,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             }
             Value masked;
             if (causal)
-              masked = arith::CmpIOp::create(
-                  b, loc, arith::CmpIPredicate::sgt, j,
-                  arith::AddIOp::create(b, loc, i, shift));
+              masked = buildCausalMask(b, loc, i, j, shift);
             if (tail) {
               Value past =
                   arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, sk);
@@ -1192,8 +1137,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                               : past;
             }
             if (masked)
-              score = arith::SelectOp::create(
-                  b, loc, masked, floatConst(b, loc, c, kNegInf), score);
+              score = buildMaskedScore(b, loc, masked, score);
             yieldValue(b, loc, score);
           });
         markVectorTile(r, {1, 0});
@@ -1493,61 +1437,4 @@ void posenc::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
                                                 bool vectorLayout) {
   patterns.add<DecomposeFusedAttention>(patterns.getContext(), queryTile,
                                         keyTile, vectorLayout);
-}
-
-void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
-                                              FusedAttentionOp op) {
-  Location loc = op.getLoc();
-  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
-  int64_t rank = cast<RankedTensorType>(q.getType()).getRank();
-  int64_t n = rank - 2;
-  auto assertEq = [&](Value a, int64_t da, Value bv, int64_t db,
-                      StringRef msg) {
-    assertDimsEqual(b, loc, a, da, bv, db, msg);
-  };
-  for (int64_t i = 0; i < n; ++i) {
-    if (rank >= 3 && i == n - 1)
-      continue;
-    assertEq(q, i, k, i,
-             "posenc.fused_attention: batch dim of 'key' differs from "
-             "'query'");
-    assertEq(q, i, v, i,
-             "posenc.fused_attention: batch dim of 'value' differs from "
-             "'query'");
-  }
-  assertEq(q, n + 1, k, n + 1,
-           "posenc.fused_attention: head dim D of 'key' differs from "
-           "'query'");
-  assertEq(k, n, v, n,
-           "posenc.fused_attention: sequence dim of 'value' differs from "
-           "'key'");
-  if (Value p = op.getQPositions())
-    assertEq(p, 0, q, n,
-             "posenc.fused_attention: length of 'q_positions' differs from "
-             "the sequence dim of 'query'");
-  if (Value p = op.getKPositions())
-    assertEq(p, 0, k, n,
-             "posenc.fused_attention: length of 'k_positions' differs from "
-             "the sequence dim of 'key'");
-  if (rank >= 3)
-    assertEq(k, n - 1, v, n - 1,
-             "posenc.fused_attention: heads of 'value' differ from 'key'");
-}
-
-/// The RoPE inverse-frequency table tensor<R/2 x angleType>, a compile-time
-/// constant (the verifier rejects sequence-length-dependent scalings).
-Value posenc::buildRotaryInvFreqConstant(OpBuilder &b, Location loc,
-                                         RotaryAttr rope, FloatType angleType) {
-  return constantTable(b, loc,
-                       computeRopeInvFreq(rope.getBaseValue(),
-                                          rope.getRotaryDim(),
-                                          rope.getScaling()),
-                       angleType);
-}
-
-std::pair<Value, Value> posenc::buildRotaryTables(OpBuilder &b, Location loc,
-                                                  RotaryAttr rope,
-                                                  Value positions,
-                                                  Value invFreq, FloatType c) {
-  return rotaryTables(b, loc, rope, positions, invFreq, c);
 }

@@ -10,6 +10,7 @@
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -165,93 +166,6 @@ struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
 // posenc.rope
 //===----------------------------------------------------------------------===//
 
-/// Builds the run-time sequence length L = max(positions) + 1 as an f64.
-static Value buildSequenceLength(OpBuilder &b, Location loc, Value positions) {
-  auto posType = cast<RankedTensorType>(positions.getType());
-  Type intType = posType.getElementType();
-  MLIRContext *ctx = b.getContext();
-  Value zero =
-      arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, 0));
-  Value init0 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, intType);
-  Value init = linalg::FillOp::create(b, loc, zero, init0).getResult(0);
-  Value maxPos =
-      buildGeneric(b, loc, positions, init,
-                   {AffineMap::getMultiDimIdentityMap(1, ctx),
-                    AffineMap::get(1, 0, {}, ctx)},
-                   {IteratorType::reduction},
-                   [&](OpBuilder &b, Location loc, ValueRange args) {
-                     Value m = arith::MaxSIOp::create(b, loc, args[0], args[1]);
-                     yieldValue(b, loc, m);
-                   });
-  Value maxScalar = tensor::ExtractOp::create(b, loc, maxPos, ValueRange{});
-  Value len = positionToFloat(b, loc, maxScalar, b.getF64Type());
-  return arith::AddFOp::create(b, loc, len,
-                               floatConst(b, loc, b.getF64Type(), 1.0));
-}
-
-/// The RoPE inverse-frequency table tensor<R/2 x angleType>: a constant when
-/// it is known at compile time, else computed from L = max(positions) + 1
-/// (dynamic NTK: a new base; LongRoPE: the short or long factors).
-static Value buildInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
-                               Value positions, FloatType angleType) {
-  double base = op.getBase().convertToDouble();
-  int64_t rotaryDim = op.getRotaryDimOrDefault();
-  RopeScalingAttr scaling = op.getScalingAttr();
-  if (!scaling || !scaling.dependsOnSequenceLength())
-    return constantTable(b, loc, computeRopeInvFreq(base, rotaryDim, scaling),
-                         angleType);
-
-  Value seqLen = buildSequenceLength(b, loc, positions);
-  double orig = static_cast<double>(scaling.getOriginalMaxPosition());
-  Type f64 = b.getF64Type();
-  if (scaling.getKind() == RopeScalingKind::longrope) {
-    // Both tables are compile-time constants; L picks one.
-    Value shortTable = constantTable(
-        b, loc, computeRopeInvFreq(base, rotaryDim, scaling, 0), angleType);
-    Value longTable =
-        constantTable(b, loc,
-                      computeRopeInvFreq(base, rotaryDim, scaling,
-                                         scaling.getOriginalMaxPosition() + 1),
-                      angleType);
-    Value isLong = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                         seqLen, floatConst(b, loc, f64, orig));
-    return arith::SelectOp::create(b, loc, isLong, longTable, shortTable);
-  }
-
-  // Dynamic NTK: base' = base * (factor*max(L,orig)/orig -
-  // (factor-1))^(R/(R-2)), inv_freq[p] = base'^(-2p/R), in f64.
-  double factor = scaling.getFactorValue();
-  double r = static_cast<double>(rotaryDim);
-  Value len =
-      arith::MaximumFOp::create(b, loc, seqLen, floatConst(b, loc, f64, orig));
-  Value ratio = arith::MulFOp::create(b, loc, len,
-                                      floatConst(b, loc, f64, factor / orig));
-  ratio = arith::SubFOp::create(b, loc, ratio,
-                                floatConst(b, loc, f64, factor - 1.0));
-  Value expo = math::PowFOp::create(b, loc, ratio,
-                                    floatConst(b, loc, f64, r / (r - 2.0)));
-  Value newBase =
-      arith::MulFOp::create(b, loc, expo, floatConst(b, loc, f64, base));
-  Value logBase = math::LogOp::create(b, loc, newBase);
-  int64_t half = rotaryDim / 2;
-  MLIRContext *ctx = b.getContext();
-  Value init =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{half}, angleType);
-  return buildGeneric(
-      b, loc, ValueRange{}, init, {AffineMap::getMultiDimIdentityMap(1, ctx)},
-      iterators(1), [&](OpBuilder &b, Location loc, ValueRange) {
-        Value p = linalg::IndexOp::create(b, loc, 0);
-        Value pi = arith::IndexCastOp::create(b, loc, b.getI64Type(), p);
-        Value pf = arith::SIToFPOp::create(b, loc, f64, pi);
-        // exponent = -2p/R * ln(base')
-        Value e = arith::MulFOp::create(b, loc, pf,
-                                        floatConst(b, loc, f64, -2.0 / r));
-        e = arith::MulFOp::create(b, loc, e, logBase);
-        Value inv = math::ExpOp::create(b, loc, e);
-        yieldValue(b, loc, castFloat(b, loc, inv, angleType));
-      });
-}
-
 struct RopeToLinalg : OpConversionPattern<RopeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -273,7 +187,8 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
     assertDimsEqual(rewriter, loc, positions, 0, input, rank - 2,
                     "posenc.rope: length of 'positions' differs from the "
                     "sequence dim of 'input'");
-    Value invFreq = buildInvFreqTable(rewriter, loc, op, positions, angleType);
+    Value invFreq =
+        buildRopeInvFreqTable(rewriter, loc, op, positions, angleType);
 
     MLIRContext *ctx = rewriter.getContext();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
@@ -462,17 +377,6 @@ static Value buildQKProduct(OpBuilder &b, Location loc, Value q, Value k,
   return buildContraction(b, loc, f, shape, q, qe, k, ke, sizes);
 }
 
-/// Score `s` of query i and key j under the causal rule: -inf where
-/// j > i + (Sk - Sq), given `shift` = Sk - Sq.
-static Value maskCausally(OpBuilder &b, Location loc, FloatType f, Value s,
-                          Value i, Value j, Value shift) {
-  Value limit = arith::AddIOp::create(b, loc, i, shift);
-  Value masked =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, limit);
-  Value ninf = floatConst(b, loc, f, -std::numeric_limits<double>::infinity());
-  return arith::SelectOp::create(b, loc, masked, ninf, s);
-}
-
 /// Row softmax over the last dim of `scores` ([..., Sq, Sk], f32, masked
 /// entries -inf), with max subtraction; rows that are entirely masked give
 /// zeros instead of NaN.
@@ -514,11 +418,7 @@ static Value buildMaskedSoftmax(OpBuilder &b, Location loc, Value scores,
       b, loc, ValueRange{exps, rowSum},
       tensor::EmptyOp::create(b, loc, sizes, f), {identity, rowMap, identity},
       iterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value zero = floatConst(b, loc, f, 0.0);
-        Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                            args[1], zero);
-        Value p = arith::DivFOp::create(b, loc, args[0], args[1]);
-        yieldValue(b, loc, arith::SelectOp::create(b, loc, empty, zero, p));
+        yieldValue(b, loc, buildSoftmaxNormalize(b, loc, args[0], args[1]));
       });
 }
 
@@ -551,28 +451,6 @@ static Value castTensor(OpBuilder &b, Location loc, Value t, Type elemType) {
       });
 }
 
-/// Run-time checks of the q/k/v dims the verifier could only check as
-/// "compatible" (dynamic on one side).
-static void assertQKVConsistent(OpBuilder &b, Location loc, StringRef opName,
-                                Value q, Value k, Value v,
-                                const AttentionShape &shape) {
-  int64_t n = shape.numLead;
-  for (int64_t i = 0; i < n; ++i) {
-    if (shape.groupedDim && *shape.groupedDim == i)
-      continue; // head dims are static and verified
-    assertDimsEqual(b, loc, q, i, k, i,
-                    opName + ": batch dim " + Twine(i) +
-                        " of 'key' differs from 'query'");
-    assertDimsEqual(b, loc, q, i, v, i,
-                    opName + ": batch dim " + Twine(i) +
-                        " of 'value' differs from 'query'");
-  }
-  assertDimsEqual(b, loc, q, n + 1, k, n + 1,
-                  opName + ": head dim D of 'key' differs from 'query'");
-  assertDimsEqual(b, loc, k, n, v, n,
-                  opName + ": sequence dim of 'value' differs from 'key'");
-}
-
 struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -589,7 +467,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
                          qType.getDimSize(n - 1) / kType.getDimSize(n - 1)};
     FloatType f = computeTypeFor(qType.getElementType());
     MLIRContext *ctx = rewriter.getContext();
-    assertQKVConsistent(rewriter, loc, "posenc.attention", q, k, v, shape);
+    buildAttentionShapeChecks(rewriter, loc, "posenc.attention", q, k, v,
+                              shape.groupedDim);
 
     Value raw = buildQKProduct(rewriter, loc, q, k, shape, f);
 
@@ -635,7 +514,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
           if (causal) {
             Value i = linalg::IndexOp::create(b, loc, n);
             Value j = linalg::IndexOp::create(b, loc, n + 1);
-            s = maskCausally(b, loc, f, s, i, j, shift);
+            s = buildMaskedScore(b, loc, buildCausalMask(b, loc, i, j, shift),
+                                 s);
           }
           yieldValue(b, loc, s);
         });
@@ -664,8 +544,8 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
     FloatType f = computeTypeFor(qType.getElementType());
     MLIRContext *ctx = rewriter.getContext();
     int64_t maxDist = op.getMaxRelativeDistance();
-    assertQKVConsistent(rewriter, loc, "posenc.rel_pos_attention", q, k, v,
-                        shape);
+    buildAttentionShapeChecks(rewriter, loc, "posenc.rel_pos_attention", q, k,
+                              v, shape.groupedDim);
     assertDimsEqual(rewriter, loc, relKey, 1, q, n + 1,
                     "posenc.rel_pos_attention: dim 1 of 'rel_key' differs "
                     "from the head dim of 'query'");
@@ -690,13 +570,8 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
     Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
     // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
     auto bucket = [&](OpBuilder &b, Location loc, Value i, Value j) {
-      Value qpos = arith::AddIOp::create(b, loc, i, shift);
-      Value dist = arith::SubIOp::create(b, loc, j, qpos);
-      Value lo = indexConst(b, loc, -maxDist), hi = indexConst(b, loc, maxDist);
-      Value clamped = arith::MaxSIOp::create(b, loc, dist, lo);
-      clamped = arith::MinSIOp::create(b, loc, clamped, hi);
-      return arith::AddIOp::create(b, loc, clamped, indexConst(b, loc, maxDist))
-          .getResult();
+      return buildShawBucket(b, loc, buildRelativeDistance(b, loc, i, j, shift),
+                             maxDist);
     };
 
     bool causal = op.getCausal();
@@ -716,7 +591,8 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
           Value s = arith::AddFOp::create(b, loc, args[0], rel);
           s = arith::MulFOp::create(b, loc, s, floatConst(b, loc, f, scale));
           if (causal)
-            s = maskCausally(b, loc, f, s, iv, jv, shift);
+            s = buildMaskedScore(
+                b, loc, buildCausalMask(b, loc, iv, jv, shift), s);
           yieldValue(b, loc, s);
         });
 
@@ -771,11 +647,6 @@ struct PosencToLinalgPass
 };
 
 } // namespace
-
-Value posenc::buildRopeInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
-                                    Value positions, FloatType angleType) {
-  return buildInvFreqTable(b, loc, op, positions, angleType);
-}
 
 void posenc::populatePosencToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<SinusoidalToLinalg, RopeToLinalg, AlibiBiasToLinalg,
