@@ -176,16 +176,11 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     if (init.getType() != resultType)
       init = tensor::CastOp::create(rewriter, loc, resultType, init);
 
-    std::optional<ShawKeyTerm> shaw;
     if (schedule.vectorLayout) {
       buildVectorRotaryTables(rewriter, loc, info, tables);
-      // Shaw's key term: the vector layout computes q . rel_key per query
-      // tile instead of reading the up-front table.
-      if ((shaw = matchShawKeyTerm(op))) {
+      if (info.relKey)
         tables.relKeyPadded =
-            prepareShawRelKey(rewriter, loc, info, shaw->relKey, shaw->maxDist);
-        tables.shawDist = shaw->maxDist;
-      }
+            prepareShawRelKey(rewriter, loc, info, info.relKey, info.maxDist);
     }
 
     {
@@ -198,8 +193,6 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
         buildGenericLayoutTile(rewriter, loc, info, task, tables);
       rewriter.replaceOp(op, task.forall.getResult(0));
     }
-    if (shaw)
-      eraseShawKeyTable(rewriter, *shaw);
     return success();
   }
 

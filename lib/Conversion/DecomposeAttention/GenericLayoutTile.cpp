@@ -3,7 +3,9 @@
 // The body of one task of the decomposition in the layout the GPU mapping
 // (--posenc-gpu-map-attention) consumes: tiles sized by the remaining rows
 // (no padding), scores S [query rows x keys], one key loop up to
-// keyLoopEnd, RoPE angles computed per element of each loaded tile.
+// keyLoopEnd, RoPE angles computed per element of each loaded tile, Shaw's
+// key term as the [qSize x 2K+1] product Q~ rel_key^T of the query tile read
+// per score and the value term read per (i, j, x).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,10 +24,13 @@ using namespace posenc::decompose;
 
 using utils::IteratorType;
 
-/// S = causal(score_mod(scale * S)) on the [qSize x kSize] scores of the key
-/// tile at `kStart`, elementwise with absolute i, j.
+/// S = causal(score_mod(scale * (S + qr[i, r(i, j)]))) on the
+/// [qSize x kSize] scores of the key tile at `kStart`, elementwise with
+/// absolute i, j; `qr` [qSize x 2K+1] is Shaw's key term of the query tile
+/// (null without it).
 static Value modifyScores(OpBuilder &b, Location loc, const AttentionInfo &info,
-                          const QueryTileTask &task, Value s, Value kStart) {
+                          const QueryTileTask &task, Value s, Value kStart,
+                          Value qr) {
   MLIRContext *ctx = b.getContext();
   FusedAttentionOp op = info.op;
   Value qStart = task.qStart, shift = task.shift;
@@ -35,8 +40,20 @@ static Value modifyScores(OpBuilder &b, Location loc, const AttentionInfo &info,
   return buildGeneric(
       b, loc, ValueRange{}, s, {id2}, iterators(2),
       [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value sv = args[0];
+        if (qr) {
+          Value iLocal = linalg::IndexOp::create(b, loc, 0);
+          Value jLocal = linalg::IndexOp::create(b, loc, 1);
+          Value dist = buildRelativeDistance(
+              b, loc, arith::AddIOp::create(b, loc, qStart, iLocal),
+              arith::AddIOp::create(b, loc, kStart, jLocal), shift);
+          Value r = buildShawBucket(b, loc, dist, info.maxDist);
+          sv = arith::AddFOp::create(
+              b, loc, sv,
+              tensor::ExtractOp::create(b, loc, qr, ValueRange{iLocal, r}));
+        }
         Value score = arith::MulFOp::create(
-            b, loc, args[0], floatConst(b, loc, info.c, info.scale));
+            b, loc, sv, floatConst(b, loc, info.c, info.scale));
         Value i = arith::AddIOp::create(b, loc, qStart,
                                         linalg::IndexOp::create(b, loc, 0));
         Value j = arith::AddIOp::create(b, loc, kStart,
@@ -60,6 +77,14 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
   Value qStart = task.qStart, qSize = task.qSize, tk = task.keyTileSize;
   Value qTile = loadTile(b, loc, info.q, task.lead, qStart, qSize, info.qRope,
                          op.getQPositions(), tables.qInvFreq, c);
+
+  // Shaw's key term: qr = Q~ rel_key^T [qSize x 2K+1] per query tile.
+  Value qr;
+  if (info.relKey) {
+    Value qr0 = filledTile(
+        b, loc, {qSize, b.getIndexAttr(2 * info.maxDist + 1)}, c, 0.0);
+    qr = contract(b, loc, c, qTile, {0, 2}, info.relKey, {1, 2}, qr0);
+  }
 
   Value kEnd = keyLoopEnd(b, loc, info.causal, task);
 
@@ -91,7 +116,7 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
         // S = Q~ K~^T  (loops i, j, d)
         Value s0 = filledTile(b, loc, {qSize, kSize}, c, 0.0);
         Value s = contract(b, loc, c, qTile, {0, 2}, kTile, {1, 2}, s0);
-        s = modifyScores(b, loc, info, task, s, kStart);
+        s = modifyScores(b, loc, info, task, s, kStart, qr);
 
         SoftmaxStep step =
             buildSoftmaxStep(b, loc, c, s, m, l, acc, qSize, layout);

@@ -32,153 +32,8 @@ using namespace posenc::decompose;
 using utils::IteratorType;
 
 //===----------------------------------------------------------------------===//
-// Recognizing FuseAttention's key term
+// rel_key for the per-tile product
 //===----------------------------------------------------------------------===//
-
-static bool isIndexConst(Value v, int64_t value) {
-  auto c = v.getDefiningOp<arith::ConstantIndexOp>();
-  return c && c.value() == value;
-}
-
-static bool isDimOf(Value v, Value source, int64_t dim) {
-  auto d = v.getDefiningOp<tensor::DimOp>();
-  if (!d || d.getSource() != source)
-    return false;
-  std::optional<int64_t> idx = d.getConstantIndex();
-  return idx && *idx == dim;
-}
-
-std::optional<ShawKeyTerm>
-posenc::decompose::matchShawKeyTerm(FusedAttentionOp op) {
-  if (op.getQRopeAttr() || op.getModOperands().size() != 2)
-    return std::nullopt;
-  Value q = op.getQuery(), k = op.getKey();
-  auto qType = cast<RankedTensorType>(q.getType());
-  int64_t rank = qType.getRank(), n = rank - 2;
-  FloatType c = op.getComputeType();
-  Value table = op.getModOperands()[0], shiftV = op.getModOperands()[1];
-  // shift = dim(k, n) - dim(q, n), or that constant for static sizes.
-  auto kType = cast<RankedTensorType>(k.getType());
-  if (auto shiftOp = shiftV.getDefiningOp<arith::SubIOp>()) {
-    if (!isDimOf(shiftOp.getLhs(), k, n) || !isDimOf(shiftOp.getRhs(), q, n))
-      return std::nullopt;
-  } else if (qType.isDynamicDim(n) || kType.isDynamicDim(n) ||
-             !isIndexConst(shiftV, kType.getDimSize(n) - qType.getDimSize(n))) {
-    return std::nullopt;
-  }
-  // The table: generic(q, rel_key) -> fill(0) with maps (lead, i, d),
-  // (r, d), (lead, i, r) and body acc + q * rk in the compute type.
-  auto gen = table.getDefiningOp<linalg::GenericOp>();
-  if (!gen || gen.getNumDpsInputs() != 2 || gen.getNumDpsInits() != 1 ||
-      gen.getDpsInputs()[0] != q)
-    return std::nullopt;
-  auto tableType = dyn_cast<RankedTensorType>(table.getType());
-  if (!tableType || tableType.getElementType() != c ||
-      tableType.getRank() != rank || tableType.isDynamicDim(n + 1))
-    return std::nullopt;
-  Value relKey = gen.getDpsInputs()[1];
-  auto rkType = dyn_cast<RankedTensorType>(relKey.getType());
-  int64_t buckets = tableType.getDimSize(n + 1);
-  if (!rkType || rkType.getRank() != 2 || rkType.getDimSize(0) != buckets ||
-      buckets % 2 != 1 || buckets < 3)
-    return std::nullopt;
-  int64_t maxDist = (buckets - 1) / 2;
-  auto fill = gen.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return std::nullopt;
-  auto zero = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
-  if (!zero || !zero.value().isZero())
-    return std::nullopt;
-  MLIRContext *ctx = op.getContext();
-  int64_t loops = n + 3;
-  SmallVector<AffineMap, 3> want = shawKeyTermIndexingMaps(ctx, n);
-  if (gen.getIndexingMapsArray() != ArrayRef<AffineMap>(want))
-    return std::nullopt;
-  SmallVector<utils::IteratorType> its = gen.getIteratorTypesArray();
-  for (int64_t l = 0; l < loops; ++l)
-    if (its[l] != (l == loops - 1 ? utils::IteratorType::reduction
-                                  : utils::IteratorType::parallel))
-      return std::nullopt;
-  Block &gb = gen.getRegion().front();
-  auto gy = cast<linalg::YieldOp>(gb.getTerminator());
-  auto add = gy.getValues()[0].getDefiningOp<arith::AddFOp>();
-  if (!add || add.getLhs() != gb.getArgument(2))
-    return std::nullopt;
-  auto mul = add.getRhs().getDefiningOp<arith::MulFOp>();
-  if (!mul)
-    return std::nullopt;
-  auto isCastOf = [&](Value v, Value arg) {
-    if (v == arg)
-      return true;
-    Operation *d = v.getDefiningOp();
-    return d && isa<arith::ExtFOp>(d) && d->getOperand(0) == arg;
-  };
-  if (!isCastOf(mul.getLhs(), gb.getArgument(0)) ||
-      !isCastOf(mul.getRhs(), gb.getArgument(1)))
-    return std::nullopt;
-  for (Operation &o : gb.without_terminator())
-    if (&o != add && &o != mul && o.getParentOp() == gen &&
-        !(isa<arith::ExtFOp>(o)))
-      return std::nullopt;
-
-  // The score_mod body.
-  Block &mb = op.getScoreModBlock();
-  Value score = mb.getArgument(0), iArg = mb.getArgument(1 + n),
-        jArg = mb.getArgument(2 + n), tArg = mb.getArgument(1 + rank),
-        sArg = mb.getArgument(2 + rank);
-  auto sum = cast<YieldOp>(mb.getTerminator())
-                 .getValue()
-                 .getDefiningOp<arith::AddFOp>();
-  if (!sum || sum.getLhs() != score)
-    return std::nullopt;
-  auto scaled = sum.getRhs().getDefiningOp<arith::MulFOp>();
-  if (!scaled)
-    return std::nullopt;
-  auto scaleC = scaled.getRhs().getDefiningOp<arith::ConstantFloatOp>();
-  if (!scaleC)
-    return std::nullopt;
-  {
-    APFloat want(op.getScaleOrDefault());
-    bool lost;
-    want.convert(scaleC.value().getSemantics(), APFloat::rmNearestTiesToEven,
-                 &lost);
-    if (!want.bitwiseIsEqual(scaleC.value()))
-      return std::nullopt;
-  }
-  auto ext = scaled.getLhs().getDefiningOp<tensor::ExtractOp>();
-  if (!ext || ext.getTensor() != tArg ||
-      ext.getIndices().size() != static_cast<size_t>(rank))
-    return std::nullopt;
-  for (int64_t l = 0; l < n; ++l)
-    if (ext.getIndices()[l] != mb.getArgument(1 + l))
-      return std::nullopt;
-  if (ext.getIndices()[n] != iArg)
-    return std::nullopt;
-  auto bucket = ext.getIndices()[n + 1].getDefiningOp<arith::AddIOp>();
-  if (!bucket || !isIndexConst(bucket.getRhs(), maxDist))
-    return std::nullopt;
-  auto hiClamp = bucket.getLhs().getDefiningOp<arith::MinSIOp>();
-  if (!hiClamp || !isIndexConst(hiClamp.getRhs(), maxDist))
-    return std::nullopt;
-  auto loClamp = hiClamp.getLhs().getDefiningOp<arith::MaxSIOp>();
-  if (!loClamp || !isIndexConst(loClamp.getRhs(), -maxDist))
-    return std::nullopt;
-  auto dist = loClamp.getLhs().getDefiningOp<arith::SubIOp>();
-  if (!dist || dist.getLhs() != jArg)
-    return std::nullopt;
-  auto qpos = dist.getRhs().getDefiningOp<arith::AddIOp>();
-  if (!qpos || qpos.getLhs() != iArg || qpos.getRhs() != sArg)
-    return std::nullopt;
-  // Nothing else in the body but the constants these ops use.
-  for (Operation &o : mb.without_terminator())
-    if (!isa<arith::ConstantOp>(o) &&
-        !llvm::is_contained(SmallVector<Operation *>{sum, scaled, ext, bucket,
-                                                     hiClamp, loClamp, dist,
-                                                     qpos},
-                            &o))
-      return std::nullopt;
-  return ShawKeyTerm{relKey, maxDist, gen};
-}
 
 Value posenc::decompose::prepareShawRelKey(OpBuilder &b, Location loc,
                                            const AttentionInfo &info,
@@ -208,22 +63,6 @@ Value posenc::decompose::prepareShawRelKey(OpBuilder &b, Location loc,
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
   }
   return padRows(b, loc, rk, llvm::alignTo(used, 8));
-}
-
-void posenc::decompose::eraseShawKeyTable(PatternRewriter &rewriter,
-                                          const ShawKeyTerm &shaw) {
-  linalg::GenericOp table = shaw.table;
-  if (!table->use_empty())
-    return;
-  // The up-front table is dead: erase it with its init.
-  Operation *fill = table.getDpsInits()[0].getDefiningOp();
-  rewriter.eraseOp(table);
-  if (fill && fill->use_empty()) {
-    Operation *empty = fill->getOperand(1).getDefiningOp();
-    rewriter.eraseOp(fill);
-    if (empty && empty->use_empty())
-      rewriter.eraseOp(empty);
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -270,7 +109,7 @@ Value VectorTileBuilder::modifyScoresWithShawKeyTerm(Value s, Value kStart,
   // terms). The bucket is constant over a key tile that lies entirely
   // outside the band |j - i'| < K: an edge row broadcast over the keys; only
   // tiles that reach the band look the bucket up per element.
-  int64_t kd = tables.shawDist;
+  int64_t kd = info.maxDist;
   Band keyBand = band(kStart, kd);
   auto relIf = scf::IfOp::create(
       b, loc, keyBand.reached,

@@ -28,9 +28,9 @@ AttentionInfo::AttentionInfo(FusedAttentionOp op)
       rank(cast<RankedTensorType>(q.getType()).getRank()), n(rank - 2),
       elemType(cast<RankedTensorType>(q.getType()).getElementType()),
       c(op.getComputeType()), scale(op.getScaleOrDefault()),
-      causal(op.getCausal()), relValue(op.getRelValue()),
-      maxDist(op.getMaxRelativeDistance()), qRope(op.getQRopeAttr()),
-      kRope(op.getKRopeAttr()) {}
+      causal(op.getCausal()), relKey(op.getRelKey()),
+      relValue(op.getRelValue()), maxDist(op.getMaxRelativeDistance()),
+      qRope(op.getQRopeAttr()), kRope(op.getKRopeAttr()) {}
 
 //===----------------------------------------------------------------------===//
 // Tile plumbing

@@ -47,7 +47,8 @@ struct AttentionInfo {
   mlir::FloatType c;
   double scale;
   bool causal;
-  mlir::Value relValue;
+  /// Shaw's rel_key [2K+1 x D] and rel_value [2K+1 x Dv], or null.
+  mlir::Value relKey, relValue;
   int64_t maxDist;
   RotaryAttr qRope, kRope;
 };
@@ -214,31 +215,14 @@ mlir::Value vectorPrologue(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::FloatType c);
 
 //===----------------------------------------------------------------------===//
-// Shaw's key term as posenc-fuse-attention writes it (ShawTerms.cpp)
+// Shaw's key term (ShawTerms.cpp)
 //===----------------------------------------------------------------------===//
-
-/// The Shaw key term as FuseAttention writes it for posenc.rel_pos_attention:
-/// mods = (qr, Sk - Sq) where qr[lead..., i, r] = query_i . rel_key[r] is the
-/// up-front [Sq, 2K+1] table, and score_mod = s + scale * qr[lead..., i,
-/// clamp(j - (i + shift), -K, K) + K]. Recognized exactly (operands, maps,
-/// body) so that the CPU vector layout can compute the table per query tile
-/// as a small vectorized contraction instead of reading the table.
-struct ShawKeyTerm {
-  mlir::Value relKey;            // [2K+1, D]
-  int64_t maxDist = 0;           // K
-  mlir::linalg::GenericOp table; // the up-front table, dead once recognized
-};
-std::optional<ShawKeyTerm> matchShawKeyTerm(FusedAttentionOp op);
 
 /// rel_key [2K+1 x D] in the compute type, only the buckets 0..K when
 /// causal, rows zero-padded to a multiple of 8 (whole register tiles).
 mlir::Value prepareShawRelKey(mlir::OpBuilder &b, mlir::Location loc,
                               const AttentionInfo &info, mlir::Value relKey,
                               int64_t maxDist);
-
-/// Erases the recognized up-front table (and its init) once it is dead.
-void eraseShawKeyTable(mlir::PatternRewriter &rewriter,
-                       const ShawKeyTerm &shaw);
 
 //===----------------------------------------------------------------------===//
 // The two layouts of one task
@@ -251,9 +235,8 @@ struct AttentionTables {
   /// RoPE cos/sin tables [S x R/2] (vector layout).
   mlir::Value qCos, qSin, kCos, kSin;
   /// Shaw's rel_key in the compute type, rows zero-padded to a multiple of
-  /// 8 (vector layout), and K; null / 0 without the key term.
+  /// 8 (vector layout); null without the key term.
   mlir::Value relKeyPadded;
-  int64_t shawDist = 0;
 };
 
 /// The body of one task in the generic layout (GenericLayoutTile.cpp).

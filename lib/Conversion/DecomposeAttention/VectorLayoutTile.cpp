@@ -93,9 +93,8 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
   id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
   col2 = mapOf(ctx, 2, {1});
   id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
-  // The Shaw key term's score_mod is replaced by the qr^T term.
   FusedAttentionOp op = info.op;
-  identityMod = op.hasIdentityScoreMod() || qrT;
+  identityMod = op.hasIdentityScoreMod();
   redTile = divisorAtMost(tk, 8);
   bucketed = info.relValue && info.maxDist >= 1;
   // Causal: buckets past K (j > i') are masked, so the hi edge is always
@@ -185,7 +184,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
 Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
                                       bool gather, bool tail) {
   Value qStart = task.qStart, shift = task.shift, sq = task.sq, sk = task.sk;
-  int64_t kd = tables.shawDist;
+  int64_t kd = info.maxDist;
   SmallVector<Value> scoreIns;
   SmallVector<AffineMap> scoreMaps;
   if (row) {

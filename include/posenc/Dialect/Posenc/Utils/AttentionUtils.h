@@ -1,5 +1,4 @@
-//===- AttentionUtils.h - attention building blocks, written once -*- C++
-//-*-===//
+//===- AttentionUtils.h - attention building blocks -------------*- C++ -*-===//
 //
 // The pieces of attention math that every lowering of posenc.attention,
 // posenc.rel_pos_attention and posenc.fused_attention needs, defined once so
