@@ -97,10 +97,10 @@ func.func @attention(%q: tensor<1x8x?x64xf32>, %k: tensor<1x2x?x64xf32>,
 
 // -----
 
-// Fused: the q . rel_key table [Sq, 2K+1] (a fill and a contraction, one
-// thread per element) and then the one attention kernel.
+// Fused: the one attention kernel; q . rel_key is a [rows x 2K+1] product
+// per query tile inside it, no [Sq, 2K+1] table kernels.
 // CHECK-LABEL: llvm.func @rel_pos_attention(
-// CHECK-COUNT-3: gpu.launch_func  @rel_pos_attention_kernel{{(_[0-9]+)?}}::@rel_pos_attention_kernel
+// CHECK: gpu.launch_func  @rel_pos_attention_kernel{{(_[0-9]+)?}}::@rel_pos_attention_kernel
 // CHECK-NOT:     gpu.launch_func
 // CHECK:       gpu.binary @rel_pos_attention_kernel
 // CHECK-SAME:    .visible .entry rel_pos_attention_kernel(

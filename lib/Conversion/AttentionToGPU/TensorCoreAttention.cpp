@@ -79,6 +79,8 @@ std::string posenc::whyNotTensorCores(FusedAttentionOp op,
     return "head dim D must be static, a multiple of 16 and at most 128";
   if (ShapedType::isDynamic(dv) || dv % 8 != 0 || dv > 128)
     return "value head dim must be static, a multiple of 8 and at most 128";
+  if (op.getRelKey())
+    return "the rel_key term is not computed on tensor cores";
   if (op.getRelValue())
     return "the rel_value term is not computed on tensor cores";
   if (o.warps < 1 || o.warps > 32 || o.keyTile < 16 || o.keyTile % 16 != 0)

@@ -18,7 +18,7 @@
 
 #include "TensorCoreKernelBuilder.h"
 
-#include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Math/IR/Math.h"

@@ -18,12 +18,13 @@
 // The rotation is posenc.rope's, built by BuilderUtils.h's helpers
 // (applyHalfRotaryToRow; buildInterleavedRotaryLanes, whose tables carry the
 // sign of buildRotatedElement, and applyRotaryBySignedSin), the inverse
-// frequencies the reference lowering's table (PosencToLinalg.h).
+// frequencies the reference lowering's table (AttentionUtils.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -84,16 +84,18 @@ func.func @alibi_dynamic(%q: tensor<4x?x32xf32>, %k: tensor<4x?x32xf32>,
 
 // -----
 
-// Shaw with rel_value: the value term reads rel_value[r(i, j)] inside the
-// P V tile product; the only non-tile tensor is the [Sq, 2K+1] table.
+// Shaw: the key term is the [rows x 2K+1] product of each query tile with
+// rel_key (the fused op's operand), read per score; the value term reads
+// rel_value[r(i, j)] inside the P V tile product. No [Sq, 2K+1] table.
 // CHECK-LABEL: func.func @shaw
 // CHECK-NOT: = posenc.
 // CHECK-NOT: tensor<100x100xf32>
 // CHECK-NOT: tensor<100x100x16xf32>
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<100x9xf32>)
+// CHECK-NOT: tensor<100x9xf32>
 // CHECK: scf.forall (%[[T:.*]]) in (%{{.*}})
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %arg3 : tensor<?x16xf32>, tensor<9x16xf32>) outs(%{{.*}} : tensor<?x9xf32>)
 // CHECK: scf.for
-// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<100x9xf32>
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<?x9xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x?xf32>, tensor<?x16xf32>) outs(%{{.*}} : tensor<?x16xf32>)
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<9x16xf32>
 func.func @shaw(%q: tensor<100x16xf32>, %k: tensor<100x16xf32>, %v: tensor<100x16xf32>,

@@ -7,11 +7,11 @@
 // meet rel_value in one contraction per query tile after the loops.
 // rel_value is read nowhere inside the key loops.
 //
-// The key term q . rel_key is one small contraction per query tile
-// (rel_key rows zero-padded to a multiple of 8, marked for vectorization)
-// instead of the [Sq, 2K+1] table FuseAttention builds for the score_mod
-// (the table is erased); each key tile adds it under an scf.if: a gather in
-// band tiles, an edge row broadcast over the keys elsewhere.
+// The key term q . rel_key (the fused op's rel_key operand) is one small
+// contraction per query tile (rel_key rows zero-padded to a multiple of 8,
+// marked for vectorization), never an [Sq, 2K+1] table; each key tile adds
+// it under an scf.if: a gather in band tiles, an edge row broadcast over the
+// keys elsewhere.
 //
 // Causal: only buckets 0..K are ever unmasked, so rel_key/rel_value rows
 // 0..K (5 of 9 here), K inner buckets (4) and no hi edge sum.
@@ -67,8 +67,8 @@ func.func @shaw_noncausal(%q: tensor<2x100x64xf32>, %k: tensor<2x100x64xf32>, %v
   return %o : tensor<2x100x64xf32>
 }
 
-// Only FuseAttention's exact Shaw form is recognized: a score_mod scaling the
-// table by anything but the op's scale keeps the table and its gather.
+// A score_mod that reads a table of its own is cloned as written: the table
+// and its gather stay (only the rel_key operand gets the per-tile product).
 // CHECK-LABEL: func.func @shaw_form_not_recognized
 // CHECK: scf.forall
 // CHECK: tensor.extract %{{.*}} : tensor<2x100x9xf32>

@@ -102,6 +102,39 @@ func.func @rel_value(%q: tensor<2x4x16xf32>, %rv: tensor<4x16xf32>) -> tensor<2x
 
 // -----
 
+func.func @rel_key_shape(%q: tensor<2x4x16xf32>, %rk: tensor<5x8xf32>) -> tensor<2x4x16xf32> {
+  // expected-error @+1 {{'rel_key' must be a tensor<(2K+1) x D> with a static odd dim 0 and D = 16, got 'tensor<5x8xf32>'}}
+  %o = posenc.fused_attention %q, %q, %q rel_key(%rk : tensor<5x8xf32>) : tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32> -> tensor<2x4x16xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return %o : tensor<2x4x16xf32>
+}
+
+// -----
+
+func.func @rel_key_type(%q: tensor<2x4x16xf32>, %rk: tensor<5x16xf16>) -> tensor<2x4x16xf32> {
+  // expected-error @+1 {{'rel_key' must have the element type of 'query' ('f32'), got 'f16'}}
+  %o = posenc.fused_attention %q, %q, %q rel_key(%rk : tensor<5x16xf16>) : tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32> -> tensor<2x4x16xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return %o : tensor<2x4x16xf32>
+}
+
+// -----
+
+func.func @rel_key_buckets(%q: tensor<2x4x16xf32>, %rk: tensor<5x16xf32>, %rv: tensor<7x16xf32>) -> tensor<2x4x16xf32> {
+  // expected-error @+1 {{'rel_key' and 'rel_value' must have the same number of buckets 2K+1: 'rel_key' has 5, 'rel_value' 7}}
+  %o = posenc.fused_attention %q, %q, %q rel_key(%rk : tensor<5x16xf32>) rel_value(%rv : tensor<7x16xf32>) : tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32> -> tensor<2x4x16xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return %o : tensor<2x4x16xf32>
+}
+
+// -----
+
 func.func @default_scale(%q: tensor<2x4x?xf32>) -> tensor<2x4x?xf32> {
   // expected-error @+1 {{the default scale 1/sqrt(D) needs a static head dim D > 0 of 'query' (set 'scale' explicitly)}}
   %o = posenc.fused_attention %q, %q, %q : tensor<2x4x?xf32>, tensor<2x4x?xf32>, tensor<2x4x?xf32> -> tensor<2x4x?xf32> score_mod {

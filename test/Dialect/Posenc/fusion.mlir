@@ -109,17 +109,14 @@ func.func @general_bias(%q: tensor<2x4x9x16xf32>, %k: tensor<2x4x9x16xf32>,
 
 // -----
 
-// Shaw: the [Sq, 2K+1] product q . rel_key, gathered per (i, j) in score_mod;
-// rel_value carried to the fused op. No [Sq, Sk, D] tensor.
+// Shaw: rel_key and rel_value carried to the fused op as operands, the
+// score_mod stays the identity; no [Sq, 2K+1] table, no [Sq, Sk, D] tensor.
 // CHECK-LABEL: func.func @shaw
 // CHECK-NOT: posenc.rel_pos_attention
-// CHECK-NOT: tensor<7x9x16xf32>
-// CHECK: %[[QR:.*]] = linalg.generic {{.*}} ins(%arg0, %arg3 : tensor<7x16xf32>, tensor<5x16xf32>) outs(%{{.*}} : tensor<7x5xf32>)
-// CHECK: posenc.fused_attention %arg0, %arg1, %arg2 mods(%[[QR]], %{{.*}} : tensor<7x5xf32>, index) rel_value(%arg4 : tensor<5x8xf32>) {causal, scale = 2.500000e-01 : f64}
-// CHECK: arith.maxsi
-// CHECK: arith.minsi
-// CHECK: tensor.extract
-// CHECK: posenc.yield
+// CHECK-NOT: linalg.generic
+// CHECK: posenc.fused_attention %arg0, %arg1, %arg2 rel_key(%arg3 : tensor<5x16xf32>) rel_value(%arg4 : tensor<5x8xf32>) {causal, scale = 2.500000e-01 : f64}
+// CHECK-NEXT: ^bb0(%[[S:.*]]: f32, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT: posenc.yield %[[S]] : f32
 func.func @shaw(%q: tensor<7x16xf32>, %k: tensor<9x16xf32>, %v: tensor<9x8xf32>,
                 %rk: tensor<5x16xf32>, %rv: tensor<5x8xf32>) -> tensor<7x8xf32> {
   %o = posenc.rel_pos_attention %q, %k, %v rel_key(%rk : tensor<5x16xf32>)

@@ -45,7 +45,7 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
                              FloatAttr scale, bool causal) {
   build(builder, state, resultType, query, key, value,
         /*q_positions=*/Value(), /*k_positions=*/Value(), modOperands,
-        /*rel_value=*/Value(), /*q_rope=*/RotaryAttr(),
+        /*rel_key=*/Value(), /*rel_value=*/Value(), /*q_rope=*/RotaryAttr(),
         /*k_rope=*/RotaryAttr(), scale,
         causal ? builder.getUnitAttr() : UnitAttr());
   // Identity score_mod: (score, lead..., i, j, mods...) -> score.
@@ -70,10 +70,9 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
 double FusedAttentionOp::getScaleOrDefault() {
   if (std::optional<APFloat> s = getScale())
     return s->convertToDouble();
-  return 1.0 / std::sqrt(static_cast<double>(
-                   cast<RankedTensorType>(getQuery().getType())
-                       .getShape()
-                       .back()));
+  return 1.0 /
+         std::sqrt(static_cast<double>(
+             cast<RankedTensorType>(getQuery().getType()).getShape().back()));
 }
 
 FloatType FusedAttentionOp::getComputeType() {
@@ -88,10 +87,10 @@ int64_t FusedAttentionOp::getNumLeadDims() {
 }
 
 int64_t FusedAttentionOp::getMaxRelativeDistance() {
-  if (!getRelValue())
+  Value table = getRelKey() ? getRelKey() : getRelValue();
+  if (!table)
     return 0;
-  return (cast<RankedTensorType>(getRelValue().getType()).getDimSize(0) - 1) /
-         2;
+  return (cast<RankedTensorType>(table.getType()).getDimSize(0) - 1) / 2;
 }
 
 bool FusedAttentionOp::hasIdentityScoreMod() {
@@ -112,9 +111,8 @@ static LogicalResult verifyRotary(Operation *op, StringRef which,
   if (!rope && !positions)
     return success();
   if (!rope || !positions)
-    return op->emitOpError("'")
-           << which << "_rope' and '" << which
-           << "_positions' must be given together";
+    return op->emitOpError("'") << which << "_rope' and '" << which
+                                << "_positions' must be given together";
   auto posType = cast<RankedTensorType>(positions.getType());
   int64_t rank = inputType.getRank();
   if (posType.getRank() != 1 ||
@@ -142,13 +140,34 @@ static LogicalResult verifyRotary(Operation *op, StringRef which,
     RopeScalingKind kind = scaling.getKind();
     if ((kind == RopeScalingKind::ntk) && r <= 2)
       return op->emitOpError("'")
-             << which << "_rope' scaling 'ntk' needs rotary_dim > 2, got "
-             << r;
+             << which << "_rope' scaling 'ntk' needs rotary_dim > 2, got " << r;
   }
   if (FloatAttr f = rope.getAttentionFactor())
     if (!(f.getValueAsDouble() > 0.0) || !std::isfinite(f.getValueAsDouble()))
       return op->emitOpError("'")
              << which << "_rope' attention_factor must be a finite number > 0";
+  return success();
+}
+
+/// Verifies Shaw's table operand `name` (may be null): a
+/// tensor<(2K+1) x `width`> (`dimName` in the message) with a static odd
+/// dim 0, of the element type of 'query'.
+static LogicalResult verifyShawTable(FusedAttentionOp op, StringRef name,
+                                     StringRef dimName, Value table,
+                                     int64_t width, Type elemType) {
+  if (!table)
+    return success();
+  auto t = cast<RankedTensorType>(table.getType());
+  if (t.getRank() != 2 || ShapedType::isDynamic(t.getDimSize(0)) ||
+      t.getDimSize(0) % 2 != 1 || !compatibleDims(t.getDimSize(1), width))
+    return op.emitOpError("'")
+           << name << "' must be a tensor<(2K+1) x " << dimName
+           << "> with a static odd dim 0 and " << dimName << " = "
+           << dimString(width) << ", got " << t;
+  if (t.getElementType() != elemType)
+    return op.emitOpError("'")
+           << name << "' must have the element type of 'query' (" << elemType
+           << "), got " << t.getElementType();
   return success();
 }
 
@@ -167,8 +186,8 @@ LogicalResult FusedAttentionOp::verify() {
       vt.getElementType() != qt.getElementType())
     return emitOpError("'key' and 'value' must have the element type of "
                        "'query' (")
-           << qt.getElementType() << "), got " << kt.getElementType()
-           << " and " << vt.getElementType();
+           << qt.getElementType() << "), got " << kt.getElementType() << " and "
+           << vt.getElementType();
   int64_t numLead = rank - 2;
   int64_t headDim = rank >= 3 ? rank - 3 : -1;
   for (int64_t i = 0; i < numLead; ++i) {
@@ -191,8 +210,7 @@ LogicalResult FusedAttentionOp::verify() {
     if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hk) &&
         (hk <= 0 || hq % hk != 0))
       return emitOpError("query heads (")
-             << hq << ") must be a multiple of key/value heads (" << hk
-             << ")";
+             << hq << ") must be a multiple of key/value heads (" << hk << ")";
   }
   if (!compatibleDims(qt.getDimSize(rank - 1), kt.getDimSize(rank - 1)))
     return emitOpError("head dim D of 'key' (")
@@ -225,17 +243,18 @@ LogicalResult FusedAttentionOp::verify() {
   if (failed(verifyRotary(*this, "q", getQRopeAttr(), getQPositions(), qt)) ||
       failed(verifyRotary(*this, "k", getKRopeAttr(), getKPositions(), kt)))
     return failure();
-  if (Value relValue = getRelValue()) {
-    auto rv = cast<RankedTensorType>(relValue.getType());
-    if (rv.getRank() != 2 || ShapedType::isDynamic(rv.getDimSize(0)) ||
-        rv.getDimSize(0) % 2 != 1 ||
-        !compatibleDims(rv.getDimSize(1), vt.getShape().back()))
-      return emitOpError("'rel_value' must be a tensor<(2K+1) x Dv> with a "
-                         "static odd dim 0 and Dv = ")
-             << dimString(vt.getShape().back()) << ", got " << rv;
-    if (rv.getElementType() != qt.getElementType())
-      return emitOpError("'rel_value' must have the element type of 'query' (")
-             << qt.getElementType() << "), got " << rv.getElementType();
+  if (failed(verifyShawTable(*this, "rel_value", "Dv", getRelValue(),
+                             vt.getShape().back(), qt.getElementType())) ||
+      failed(verifyShawTable(*this, "rel_key", "D", getRelKey(),
+                             qt.getShape().back(), qt.getElementType())))
+    return failure();
+  if (getRelKey() && getRelValue()) {
+    int64_t kb = cast<RankedTensorType>(getRelKey().getType()).getDimSize(0);
+    int64_t vb = cast<RankedTensorType>(getRelValue().getType()).getDimSize(0);
+    if (kb != vb)
+      return emitOpError("'rel_key' and 'rel_value' must have the same "
+                         "number of buckets 2K+1: 'rel_key' has ")
+             << kb << ", 'rel_value' " << vb;
   }
   return success();
 }
@@ -247,9 +266,9 @@ LogicalResult FusedAttentionOp::verifyRegions() {
   size_t expectedArgs = 1 + rank + getModOperands().size();
   if (block.getNumArguments() != expectedArgs)
     return emitOpError("score_mod must have ")
-           << expectedArgs << " arguments (score, " << rank
-           << " indices, " << getModOperands().size()
-           << " mod operands), got " << block.getNumArguments();
+           << expectedArgs << " arguments (score, " << rank << " indices, "
+           << getModOperands().size() << " mod operands), got "
+           << block.getNumArguments();
   if (block.getArgument(0).getType() != computeType)
     return emitOpError("score_mod argument 0 (the score) must be ")
            << computeType << ", got " << block.getArgument(0).getType();

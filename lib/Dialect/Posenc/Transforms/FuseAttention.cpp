@@ -2,16 +2,16 @@
 //
 // Rewrites posenc.attention / posenc.rel_pos_attention into
 // posenc.fused_attention: RoPE producers become the Q/K prologue, ALiBi and
-// other biases and Shaw's relative key term become the score_mod region,
-// Shaw's relative value term the rel_value operand. The math is that of the
+// other biases become the score_mod region, Shaw's relative key and value
+// terms the rel_key and rel_value operands. The math is that of the
 // ops' descriptions; see posenc.fused_attention for the fused form.
 //
 //===----------------------------------------------------------------------===//
 
-#include "posenc/Dialect/Posenc/Transforms/Passes.h"
-#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
+#include "posenc/Dialect/Posenc/Transforms/Passes.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -87,12 +87,12 @@ static Value buildShift(OpBuilder &b, Location loc, Value q, Value k) {
 
 /// Creates the fused op (identity score_mod) and hands the score_mod block,
 /// with the builder at its start, to `buildMod`, which returns the new score.
-static FusedAttentionOp createFused(
-    PatternRewriter &rewriter, Location loc, Type resultType, Value q, Value k,
-    Value v, const std::optional<FoldableRope> &qRope,
-    const std::optional<FoldableRope> &kRope, ValueRange mods, Value relValue,
-    std::optional<APFloat> scale, bool causal,
-    function_ref<Value(OpBuilder &, Block &)> buildMod) {
+static FusedAttentionOp
+createFused(PatternRewriter &rewriter, Location loc, Type resultType, Value q,
+            Value k, Value v, const std::optional<FoldableRope> &qRope,
+            const std::optional<FoldableRope> &kRope, ValueRange mods,
+            Value relKey, Value relValue, std::optional<APFloat> scale,
+            bool causal, function_ref<Value(OpBuilder &, Block &)> buildMod) {
   FloatAttr scaleAttr;
   if (scale)
     scaleAttr = rewriter.getF64FloatAttr(scale->convertToDouble());
@@ -106,6 +106,8 @@ static FusedAttentionOp createFused(
     fused.setKRopeAttr(kRope->attr);
     fused.getKPositionsMutable().assign(kRope->positions);
   }
+  if (relKey)
+    fused.getRelKeyMutable().assign(relKey);
   if (relValue)
     fused.getRelValueMutable().assign(relValue);
   if (buildMod) {
@@ -172,10 +174,10 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
       SmallVector<OpFoldResult> biasSizes;
       unsigned dyn = 0;
       for (int64_t d = 0; d < br; ++d)
-        biasSizes.push_back(bt.isDynamicDim(d)
-                                ? OpFoldResult(alibi.getDynamicSizes()[dyn++])
-                                : OpFoldResult(rewriter.getIndexAttr(
-                                      bt.getDimSize(d))));
+        biasSizes.push_back(
+            bt.isDynamicDim(d)
+                ? OpFoldResult(alibi.getDynamicSizes()[dyn++])
+                : OpFoldResult(rewriter.getIndexAttr(bt.getDimSize(d))));
       assertSizesEqual(rewriter, loc, biasSizes[br - 2],
                        tensor::getMixedSize(rewriter, loc, q, n),
                        "posenc.attention: 'bias' dim Sq does not match the "
@@ -190,8 +192,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
             alibi.getNumHeadsOrDefault(), alibi.getMaxBias().convertToDouble());
         ArrayRef<double> local = ArrayRef<double>(all).slice(
             alibi.getHeadOffset(), alibi.getNumLocalHeads());
-        auto type = RankedTensorType::get(
-            {static_cast<int64_t>(local.size())}, rewriter.getF32Type());
+        auto type = RankedTensorType::get({static_cast<int64_t>(local.size())},
+                                          rewriter.getF32Type());
         SmallVector<float> values(local.begin(), local.end());
         slopes = arith::ConstantOp::create(
             rewriter, loc, type,
@@ -200,8 +202,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
       mods = {slopes, buildShift(rewriter, loc, q, k)};
       // Head index of the bias: the attention's head (lead dim n-1) unless
       // the bias has a single, broadcast head.
-      bool headBroadcast = bt.getDimSize(br - 3) == 1 &&
-                           qType.getDimSize(n - 1) != 1;
+      bool headBroadcast =
+          bt.getDimSize(br - 3) == 1 && qType.getDimSize(n - 1) != 1;
       bool symmetric = alibi.getSymmetric();
       Type biasElem = bt.getElementType();
       modFn = [=](OpBuilder &b, Block &block) -> Value {
@@ -242,8 +244,9 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
         if (bc)
           continue;
         OpFoldResult scoreSize =
-            lead + d == n + 1 ? tensor::getMixedSize(rewriter, loc, k, n)
-                              : tensor::getMixedSize(rewriter, loc, q, lead + d);
+            lead + d == n + 1
+                ? tensor::getMixedSize(rewriter, loc, k, n)
+                : tensor::getMixedSize(rewriter, loc, q, lead + d);
         assertSizesEqual(rewriter, loc,
                          tensor::getMixedSize(rewriter, loc, bias, d),
                          scoreSize,
@@ -265,10 +268,9 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
     if (modFn)
       buildMod = modFn;
 
-    FusedAttentionOp fused =
-        createFused(rewriter, loc, op.getResult().getType(), q, k, v, qRope,
-                    kRope, mods, Value(), op.getScale(), op.getCausal(),
-                    buildMod);
+    FusedAttentionOp fused = createFused(
+        rewriter, loc, op.getResult().getType(), q, k, v, qRope, kRope, mods,
+        Value(), Value(), op.getScale(), op.getCausal(), buildMod);
     rewriter.replaceOp(op, fused.getResult());
     if (qRope)
       rewriter.eraseOp(qRope->op);
@@ -295,10 +297,6 @@ struct RelPosAttentionToFused : OpRewritePattern<RelPosAttentionOp> {
     auto qType = cast<RankedTensorType>(q.getType());
     int64_t rank = qType.getRank();
     int64_t n = rank - 2;
-    FloatType f = qType.getElementType().isF64() ? rewriter.getF64Type()
-                                                 : rewriter.getF32Type();
-    int64_t maxDist = op.getMaxRelativeDistance();
-    MLIRContext *ctx = rewriter.getContext();
     assertSizesEqual(rewriter, loc,
                      tensor::getMixedSize(rewriter, loc, relKey, 1),
                      tensor::getMixedSize(rewriter, loc, q, n + 1),
@@ -311,61 +309,12 @@ struct RelPosAttentionToFused : OpRewritePattern<RelPosAttentionOp> {
                        "posenc.rel_pos_attention: dim 1 of 'rel_value' "
                        "differs from the head dim of 'value'");
 
-    // qr[lead..., i, r] = q_i . rel_key[r]: the [Sq, 2K+1] table of SPEC.md,
-    // O(Sq K) memory; the score_mod gathers it per (i, j).
-    SmallVector<OpFoldResult> qrSizes = tensor::getMixedSizes(rewriter, loc, q);
-    qrSizes.back() = rewriter.getIndexAttr(2 * maxDist + 1);
-    Value qrInit = tensor::EmptyOp::create(rewriter, loc, qrSizes, f);
-    Value zero = arith::ConstantOp::create(rewriter, loc, f,
-                                           rewriter.getFloatAttr(f, 0.0));
-    qrInit = linalg::FillOp::create(rewriter, loc, zero, qrInit).getResult(0);
-    SmallVector<utils::IteratorType> its(n + 2, utils::IteratorType::parallel);
-    its.push_back(utils::IteratorType::reduction);
-    Value qr =
-        linalg::GenericOp::create(
-            rewriter, loc, qrInit.getType(), ValueRange{q, relKey},
-            ValueRange{qrInit},
-            shawKeyTermIndexingMaps(ctx, n),
-            its,
-            [&](OpBuilder &b, Location loc, ValueRange args) {
-              Value prod =
-                  arith::MulFOp::create(b, loc, castFloat(b, loc, args[0], f),
-                                        castFloat(b, loc, args[1], f));
-              linalg::YieldOp::create(
-                  b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], prod)});
-            })
-            .getResult(0);
-
-    double scale = op.getScaleOrDefault();
-    SmallVector<Value> mods = {qr, buildShift(rewriter, loc, q, k)};
-    auto buildMod = [&](OpBuilder &b, Block &block) -> Value {
-      Value score = block.getArgument(0);
-      Value iv = block.getArgument(1 + n), jv = block.getArgument(2 + n);
-      Value table = block.getArgument(1 + rank);
-      Value shift = block.getArgument(2 + rank);
-      // r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K
-      Value qpos = arith::AddIOp::create(b, loc, iv, shift);
-      Value dist = arith::SubIOp::create(b, loc, jv, qpos);
-      Value clamped =
-          arith::MaxSIOp::create(b, loc, dist, indexConst(b, loc, -maxDist));
-      clamped =
-          arith::MinSIOp::create(b, loc, clamped, indexConst(b, loc, maxDist));
-      Value bucket =
-          arith::AddIOp::create(b, loc, clamped, indexConst(b, loc, maxDist));
-      SmallVector<Value> idx;
-      for (int64_t l = 0; l < n; ++l)
-        idx.push_back(block.getArgument(1 + l));
-      idx.append({iv, bucket});
-      Value rel = tensor::ExtractOp::create(b, loc, table, idx);
-      rel = arith::MulFOp::create(
-          b, loc, rel,
-          arith::ConstantOp::create(b, loc, f, b.getFloatAttr(f, scale)));
-      return arith::AddFOp::create(b, loc, score, rel);
-    };
+    // Shaw's key term is the rel_key operand: the lowerings form
+    // q . rel_key per query tile (SPEC.md's memory bound), no table here.
     FusedAttentionOp fused = createFused(
         rewriter, loc, op.getResult().getType(), q, k, v, std::nullopt,
-        std::nullopt, mods, op.getRelValue(),
-        APFloat(scale), op.getCausal(), buildMod);
+        std::nullopt, ValueRange(), relKey, op.getRelValue(),
+        APFloat(op.getScaleOrDefault()), op.getCausal(), nullptr);
     rewriter.replaceOp(op, fused.getResult());
     return success();
   }
@@ -384,6 +333,5 @@ struct PosencFuseAttentionPass
 } // namespace
 
 void posenc::populatePosencFusionPatterns(RewritePatternSet &patterns) {
-  patterns.add<AttentionToFused, RelPosAttentionToFused>(
-      patterns.getContext());
+  patterns.add<AttentionToFused, RelPosAttentionToFused>(patterns.getContext());
 }

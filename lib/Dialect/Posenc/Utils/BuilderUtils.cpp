@@ -33,23 +33,6 @@ Value posenc::castFloat(OpBuilder &b, Location loc, Value v, Type to) {
   return arith::TruncFOp::create(b, loc, to, v);
 }
 
-SmallVector<AffineMap, 3> posenc::shawKeyTermIndexingMaps(MLIRContext *ctx,
-                                                           int64_t numLead) {
-  int64_t loops = numLead + 3; // lead..., i, r, d
-  SmallVector<AffineExpr> qe, oe;
-  for (int64_t l = 0; l < numLead; ++l) {
-    qe.push_back(getAffineDimExpr(l, ctx));
-    oe.push_back(getAffineDimExpr(l, ctx));
-  }
-  AffineExpr i = getAffineDimExpr(numLead, ctx),
-             r = getAffineDimExpr(numLead + 1, ctx),
-             d = getAffineDimExpr(numLead + 2, ctx);
-  qe.append({i, d});
-  oe.append({i, r});
-  return {AffineMap::get(loops, 0, qe, ctx), AffineMap::get(loops, 0, {r, d}, ctx),
-          AffineMap::get(loops, 0, oe, ctx)};
-}
-
 void posenc::assertDimsEqual(OpBuilder &b, Location loc, Value a, int64_t da,
                              Value b2, int64_t db, const Twine &message) {
   auto at = cast<RankedTensorType>(a.getType());

@@ -70,7 +70,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     SingleBlock,
     RecursiveMemoryEffects]> {
   let summary = "attention with fused position encodings (RoPE prologue, "
-                "score modification, relative value term)";
+                "score modification, Shaw's relative key and value terms)";
   let description = [{
     Semantics: `docs/spec.md`, section `posenc.fused_attention`.
 
@@ -87,13 +87,15 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
        : tensor<Sq x iN>`, `q~ = rope(query, q_positions)` exactly as
        `posenc.rope` computes it (likewise `k~` with `k_rope`/`k_positions`);
        otherwise `q~ = query`, `k~ = key`.
-    2. `s[L, i, j] = scale * (q~_i . k~_j)` (`scale` defaults to `1/sqrt(D)`).
+    2. `s[L, i, j] = scale * (q~_i . k~_j + q~_i . rel_key[r(i, j)])`
+       (`scale` defaults to `1/sqrt(D)`), where the `rel_key` term (Shaw et
+       al., `tensor<(2K+1) x D>`) is present only when the operand is, and
+       `r(i, j) = clamp(j - i', -K, K) + K`.
     3. Score modification: `s'[L, i, j] = score_mod(s, L..., i, j, mods...)`,
        the single-block `score_mod` region, whose arguments are the score
        (type `C`), one `index` per lead dim, then `i` and `j` (absolute
        positions, not tile-relative), then one argument per `mod_operands`
-       value (extra tensors or scalars: ALiBi slopes, a Shaw `q . rel_key`
-       table, ...). It yields the new score with `posenc.yield`. An empty
+       value (extra tensors or scalars: ALiBi slopes, ...). It yields the new score with `posenc.yield`. An empty
        region (no ops but the yield of the score) is the identity. A score of
        `-inf` masks the entry.
     4. `causal` masks `j > i'` (bottom-right aligned).
@@ -101,11 +103,14 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
        masked yields zeros.
     6. `out_i = sum_j p[i, j] * (v_j + rel_value[r(i, j)])`, where the
        `rel_value` term (Shaw et al., `tensor<(2K+1) x Dv>`) is present only
-       when the operand is, and `r(i, j) = clamp(j - i', -K, K) + K`.
+       when the operand is. With both `rel_key` and `rel_value`, they have
+       the same number of buckets `2K+1`.
 
     The lowering (`posenc-decompose-attention`) never materializes an
     `Sq x Sk` tensor or a rotated copy of Q or K: it loops over query tiles
-    and key/value tiles with an online softmax.
+    and key/value tiles with an online softmax. Shaw's key term is the
+    per-query-tile product `q~_tile . rel_key^T` (`[Bq, 2K+1]`) gathered by
+    bucket, never an `[Sq, 2K+1]` table.
 
     ```mlir
     %o = posenc.fused_attention %q, %k, %v
@@ -137,6 +142,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     Optional<Posenc_PositionTensor>:$q_positions,
     Optional<Posenc_PositionTensor>:$k_positions,
     Variadic<AnyType>:$mod_operands,
+    Optional<Posenc_FloatTensor>:$rel_key,
     Optional<Posenc_FloatTensor>:$rel_value,
     OptionalAttr<Posenc_RotaryAttr>:$q_rope,
     OptionalAttr<Posenc_RotaryAttr>:$k_rope,
@@ -150,6 +156,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     (`q_rope` `(` $q_rope^ `,` $q_positions `:` type($q_positions) `)`)?
     (`k_rope` `(` $k_rope^ `,` $k_positions `:` type($k_positions) `)`)?
     (`mods` `(` $mod_operands^ `:` type($mod_operands) `)`)?
+    (`rel_key` `(` $rel_key^ `:` type($rel_key) `)`)?
     (`rel_value` `(` $rel_value^ `:` type($rel_value) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     `score_mod` $score_mod
@@ -171,7 +178,8 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     ::mlir::FloatType getComputeType();
     /// Number of lead dims (rank - 2).
     int64_t getNumLeadDims();
-    /// K of the rel_value term ((dim 0 of rel_value - 1) / 2); 0 without it.
+    /// K of the Shaw terms ((dim 0 of rel_key or rel_value - 1) / 2); 0
+    /// without them.
     int64_t getMaxRelativeDistance();
     /// The score_mod block.
     ::mlir::Block &getScoreModBlock() { return getScoreMod().front(); }

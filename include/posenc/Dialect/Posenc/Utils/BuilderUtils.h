@@ -41,13 +41,6 @@ void assertDimsEqual(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
                      int64_t da, mlir::Value b2, int64_t db,
                      const llvm::Twine &message);
 
-/// Indexing maps of Shaw's key term qr[L, i, r] = sum_d q[L, i, d] *
-/// rel_key[r, d] over loops (L..., i, r, d), `numLead` lead dims: q, rel_key,
-/// qr. posenc-fuse-attention builds the term with them and the CPU
-/// decomposition recognizes it by them.
-llvm::SmallVector<mlir::AffineMap, 3>
-shawKeyTermIndexingMaps(mlir::MLIRContext *ctx, int64_t numLead);
-
 /// A 1-d constant tensor of `values` rounded to `elementType` (the RoPE
 /// inverse-frequency and ALiBi slope tables).
 mlir::Value constantTable(mlir::OpBuilder &b, mlir::Location loc,

@@ -1,0 +1,134 @@
+//===- AttentionUtils.h - attention building blocks -------------*- C++ -*-===//
+//
+// The pieces of attention math that every lowering of posenc.attention,
+// posenc.rel_pos_attention and posenc.fused_attention needs, defined once so
+// that the reference lowering, the CPU decomposition and the GPU kernels
+// cannot drift apart (the formulas are those of the op descriptions):
+//
+//   - the causal mask j > i + (Sk - Sq) and the keys it leaves to a row block,
+//   - Shaw's bucket clamp(j - (i + Sk - Sq), -K, K) + K,
+//   - the online-softmax step (safe max, exp against it, final division),
+//   - the RoPE inverse-frequency table and the position cos/sin tables,
+//   - the run-time shape checks of dims the verifiers see only as dynamic.
+//
+// The scalar builders take index/float Values and a builder, so they serve a
+// linalg.generic body, an scf loop and a GPU kernel alike; since the arith
+// ops they create are elementwise, they also accept vectors of the same
+// element types (vector-tile callers).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_DIALECT_POSENC_UTILS_ATTENTIONUTILS_H
+#define POSENC_DIALECT_POSENC_UTILS_ATTENTIONUTILS_H
+
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+#include <utility>
+
+namespace posenc {
+
+//===----------------------------------------------------------------------===//
+// Masks and relative positions
+//===----------------------------------------------------------------------===//
+
+/// The relative position j - (i + shift) of key `j` seen from query row `i`,
+/// with `shift` = Sk - Sq (the last query row sits at the last key).
+mlir::Value buildRelativeDistance(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value i, mlir::Value j,
+                                  mlir::Value shift);
+
+/// The causal mask as an i1: true where key `j` is in the future of query
+/// row `i`, j > i + shift.
+mlir::Value buildCausalMask(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value i, mlir::Value j, mlir::Value shift);
+
+/// `score`, or -inf where the i1 `masked` is set.
+mlir::Value buildMaskedScore(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value masked, mlir::Value score);
+
+/// How many keys the query rows [.., rowEnd) may see under the causal rule,
+/// max(rowEnd + shift, 0) (not clamped to Sk): the key loops of a row block
+/// end there instead of masking whole tiles.
+mlir::Value buildCausalKeyBound(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value rowEnd, mlir::Value shift);
+
+/// Shaw's bucket clamp(dist, -K, K) + K of the relative distance `dist`
+/// (buildRelativeDistance), K = `maxDist`: the row of rel_key / rel_value.
+mlir::Value buildShawBucket(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value dist, int64_t maxDist);
+
+//===----------------------------------------------------------------------===//
+// Online softmax
+//===----------------------------------------------------------------------===//
+
+/// The running row max to subtract: `m`, or 0 where m = -inf (a row with no
+/// unmasked score yet), so that exp(-inf - m) is 0 rather than NaN.
+mlir::Value buildSafeRowMax(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value m);
+
+/// exp(x - safe(mNew)) (buildSafeRowMax): the rescale factor
+/// alpha = exp(m - m') with x the previous max, or the probability
+/// p = exp(s - m') with x a score.
+mlir::Value buildOnlineSoftmaxExp(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value x, mlir::Value mNew);
+
+/// The final division acc / l, 0 where l = 0 (a fully masked row).
+mlir::Value buildSoftmaxNormalize(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value acc, mlir::Value l);
+
+//===----------------------------------------------------------------------===//
+// RoPE tables
+//===----------------------------------------------------------------------===//
+
+/// The type RoPE angles are computed in: f64 for `exact`, f32 for `fast`.
+mlir::FloatType rotaryAngleType(mlir::MLIRContext *ctx,
+                                AnglePrecision precision);
+
+/// The RoPE inverse-frequency table of `rope` as a constant
+/// tensor<R/2 x angleType> (the fused op's verifier rejects
+/// sequence-length-dependent scalings, so it is known at compile time).
+mlir::Value buildRotaryInvFreqConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                       RotaryAttr rope,
+                                       mlir::FloatType angleType);
+
+/// The inverse-frequency table of posenc.rope `op` as
+/// tensor<R/2 x angleType>: a constant when it is known at compile time,
+/// else computed from L = max(positions) + 1 (dynamic NTK, LongRoPE).
+mlir::Value buildRopeInvFreqTable(mlir::OpBuilder &b, mlir::Location loc,
+                                  RopeOp op, mlir::Value positions,
+                                  mlir::FloatType angleType);
+
+/// cos and sin of the RoPE angles of every position in `positions`
+/// (tensor<S x iN>), as the two results of one linalg.generic,
+/// tensor<S x R/2 x c>, with the attention factor applied
+/// (buildRotaryCosSin's math), from `invFreq` (buildRotaryInvFreqConstant).
+/// Position-only tables: a tile prologue reads them instead of evaluating
+/// cos and sin for every tile it rotates.
+std::pair<mlir::Value, mlir::Value>
+buildRotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
+                  mlir::Value positions, mlir::Value invFreq,
+                  mlir::FloatType c);
+
+//===----------------------------------------------------------------------===//
+// Run-time shape checks
+//===----------------------------------------------------------------------===//
+
+/// Run-time checks (cf.assert, messages prefixed by `opName`) of the q/k/v
+/// dims that a verifier could only check as compatible: every lead dim
+/// except `groupedDim` (GQA heads, where k/v's is checked against each
+/// other only), D of query vs key, Sk of value vs key.
+void buildAttentionShapeChecks(mlir::OpBuilder &b, mlir::Location loc,
+                               llvm::StringRef opName, mlir::Value q,
+                               mlir::Value k, mlir::Value v,
+                               std::optional<int64_t> groupedDim);
+
+/// buildAttentionShapeChecks for `op`, plus the lengths of its positions.
+/// Every lowering of posenc.fused_attention emits them before its loops.
+void buildFusedAttentionRuntimeChecks(mlir::OpBuilder &b, FusedAttentionOp op);
+
+} // namespace posenc
+
+#endif // POSENC_DIALECT_POSENC_UTILS_ATTENTIONUTILS_H

@@ -1,0 +1,198 @@
+//===- RotaryPrologue.cpp - RoPE applied to Q and K tiles -----------------===//
+//
+// The Q/K prologue of the decomposition: each tile of Q or K is converted to
+// the compute type and, with q_rope / k_rope, rotated exactly as posenc.rope
+// would (result rounded to the element type as posenc.rope stores it). The
+// generic layout computes the angles per element; the CPU vector layout
+// reads them from position-only cos/sin tables built once per op, in the
+// slice form for `half` (no partner gather).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileBuilders.h"
+
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::decompose;
+
+/// RoPE in `half` layout on a [rows x D] tile from [rows x R/2] slices of
+/// buildRotaryTables: one generic per half (x_p, x_{p+R/2} are contiguous
+/// slices, no partner gather), each writing its own slice of the result so
+/// that both bufferize in place. Same math and roundings as
+/// applyRotaryToTile.
+static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
+                                     RotaryAttr rope, Value cosTile,
+                                     Value sinTile, FloatType c) {
+  auto tileType = cast<RankedTensorType>(tile.getType());
+  Type elemType = tileType.getElementType();
+  MLIRContext *ctx = b.getContext();
+  int64_t half = rope.getRotaryDim() / 2;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tile);
+  Value out = tensor::EmptyOp::create(b, loc, sizes, c);
+  OpFoldResult rows = sizes[0];
+  auto slice = [&](Value source, int64_t col, OpFoldResult width) -> Value {
+    SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(col)};
+    SmallVector<OpFoldResult> szs = {rows, width};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    return tensor::ExtractSliceOp::create(b, loc, source, offs, szs, strides);
+  };
+  auto insert = [&](Value part, Value into, int64_t col) -> Value {
+    SmallVector<OpFoldResult> offs = {b.getIndexAttr(0), b.getIndexAttr(col)};
+    SmallVector<OpFoldResult> szs = tensor::getMixedSizes(b, loc, part);
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(b, loc, part, into, offs, szs,
+                                         strides);
+  };
+  OpFoldResult h = b.getIndexAttr(half);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  Value x1 = slice(tile, 0, h), x2 = slice(tile, half, h);
+  // first: x1 cos - x2 sin, second: x2 cos + x1 sin (buildRotatedElement).
+  for (bool first : {true, false}) {
+    Value rotated = buildGeneric(
+        b, loc, ValueRange{x1, x2, cosTile, sinTile},
+        slice(out, first ? 0 : half, h), {id, id, id, id, id}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          Value x = castFloat(b, loc, a[first ? 0 : 1], c);
+          Value y = castFloat(b, loc, a[first ? 1 : 0], c);
+          Value xc = arith::MulFOp::create(b, loc, x, a[2]);
+          Value ys = arith::MulFOp::create(b, loc, y, a[3]);
+          Value r = first ? Value(arith::SubFOp::create(b, loc, xc, ys))
+                          : Value(arith::AddFOp::create(b, loc, xc, ys));
+          // posenc.rope stores its result in the element type.
+          yieldValue(b, loc,
+                     castFloat(b, loc, castFloat(b, loc, r, elemType), c));
+        });
+    markVectorTile(rotated, {1, 0});
+    out = insert(rotated, out, first ? 0 : half);
+  }
+  int64_t d = tileType.getDimSize(1);
+  if (ShapedType::isDynamic(d) || d > 2 * half) {
+    // Dimensions past rotary_dim pass through (converted to `c`).
+    Value rest = slice(tile, 2 * half,
+                       b.createOrFold<arith::SubIOp>(
+                           loc, tensor::DimOp::create(b, loc, tile, 1),
+                           indexConst(b, loc, 2 * half)));
+    Value restOut = slice(out, 2 * half, tensor::getMixedSize(b, loc, rest, 1));
+    Value copied =
+        buildGeneric(b, loc, rest, restOut, {id, id}, iterators(2),
+                     [&](OpBuilder &b, Location loc, ValueRange a) {
+                       yieldValue(b, loc, castFloat(b, loc, a[0], c));
+                     });
+    markVectorTile(copied, {1, 0});
+    out = insert(copied, out, 2 * half);
+  }
+  return out;
+}
+
+/// The Q or K prologue on a [rows x D] tile: converts it to the compute type
+/// `c`, rotating it first when `rope` is set (posenc.rope's math, with the
+/// result rounded to the element type as posenc.rope would store it).
+/// With `cosTile`/`sinTile` the angles are read from those [rows x R/2]
+/// slices of buildRotaryTables instead.
+static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
+                               RotaryAttr rope, Value posTile, Value invFreq,
+                               FloatType c, Value cosTile = Value(),
+                               Value sinTile = Value()) {
+  auto tileType = cast<RankedTensorType>(tile.getType());
+  Type elemType = tileType.getElementType();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, tile);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, c);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  if (!rope)
+    return buildGeneric(b, loc, tile, init, {id, id}, iterators(2),
+                        [&](OpBuilder &b, Location loc, ValueRange args) {
+                          yieldValue(b, loc, castFloat(b, loc, args[0], c));
+                        });
+  int64_t rotaryDim = rope.getRotaryDim();
+  bool fromTables = cosTile && sinTile;
+  FloatType angleType =
+      fromTables
+          ? c
+          : cast<FloatType>(
+                cast<RankedTensorType>(invFreq.getType()).getElementType());
+  double attentionFactor = rope.getEffectiveAttentionFactor();
+  SmallVector<Value> inputs = {tile};
+  SmallVector<AffineMap> maps = {id};
+  if (!fromTables) {
+    inputs.push_back(posTile);
+    maps.push_back(mapOf(ctx, 2, {0}));
+  }
+  maps.push_back(id);
+  return buildGeneric(
+      b, loc, inputs, init, maps, iterators(2),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value row = linalg::IndexOp::create(b, loc, 0);
+        Value d = linalg::IndexOp::create(b, loc, 1);
+        RotaryPairIndex idx =
+            buildRotaryPairIndex(b, loc, d, rope.getLayout(), rotaryDim);
+        Value isFirst = idx.isFirst, inRotary = idx.inRotary;
+        Value x = castFloat(b, loc, args[0], c);
+        Value y = castFloat(b, loc,
+                            tensor::ExtractOp::create(
+                                b, loc, tile, ValueRange{row, idx.partner}),
+                            c);
+        Value cs, sn;
+        if (fromTables) {
+          cs = tensor::ExtractOp::create(b, loc, cosTile,
+                                         ValueRange{row, idx.pair});
+          sn = tensor::ExtractOp::create(b, loc, sinTile,
+                                         ValueRange{row, idx.pair});
+        } else {
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
+          std::tie(cs, sn) = buildRotaryCosSin(b, loc, args[1], inv, angleType,
+                                               c, attentionFactor);
+        }
+        Value rotated = buildRotatedElement(b, loc, x, y, cs, sn, isFirst);
+        // posenc.rope stores its result in the element type.
+        rotated = castFloat(b, loc, castFloat(b, loc, rotated, elemType), c);
+        yieldValue(b, loc,
+                   arith::SelectOp::create(b, loc, inRotary, rotated, x));
+      });
+}
+
+Value posenc::decompose::loadTile(OpBuilder &b, Location loc, Value source,
+                                  ArrayRef<Value> lead, Value start, Value size,
+                                  RotaryAttr rope, Value positions,
+                                  Value invFreq, FloatType c) {
+  Value tile = extractRowTile(b, loc, source, lead, start, size);
+  Value posTile;
+  if (rope) {
+    auto posType = cast<RankedTensorType>(positions.getType());
+    posTile = tensor::ExtractSliceOp::create(
+        b, loc,
+        RankedTensorType::get({staticSize(size)}, posType.getElementType()),
+        positions, ArrayRef<OpFoldResult>{start}, ArrayRef<OpFoldResult>{size},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  }
+  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+}
+
+std::pair<Value, Value>
+posenc::decompose::rotaryTables(OpBuilder &b, Location loc, RotaryAttr rope,
+                                Value positions, Value invFreq, FloatType c) {
+  auto tables = buildRotaryTables(b, loc, rope, positions, invFreq, c);
+  markVectorTile(tables.first, {1, 0});
+  return tables;
+}
+
+Value posenc::decompose::vectorPrologue(OpBuilder &b, Location loc, Value tile,
+                                        RotaryAttr rope, Value cosTile,
+                                        Value sinTile, FloatType c) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  if (!rope && type.getElementType() == c)
+    return tile;
+  if (rope && rope.getLayout() == Layout::half)
+    return applyHalfRotaryBySlices(b, loc, tile, rope, cosTile, sinTile, c);
+  Value result = applyRotaryToTile(b, loc, tile, rope, Value(), Value(), c,
+                                   cosTile, sinTile);
+  markVectorTile(result, {1, 0});
+  return result;
+}

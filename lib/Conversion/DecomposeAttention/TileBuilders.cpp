@@ -1,0 +1,278 @@
+//===- TileBuilders.cpp - pieces of the flash-attention tiles -------------===//
+//
+// The tile plumbing both layouts of the decomposition share: slices and
+// padding of row tiles, the contractions, the online-softmax step on a score
+// tile and the normalized output tile (TileBuilders.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileBuilders.h"
+
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::decompose;
+
+using utils::IteratorType;
+
+AttentionInfo::AttentionInfo(FusedAttentionOp op)
+    : op(op), q(op.getQuery()), k(op.getKey()), v(op.getValue()),
+      rank(cast<RankedTensorType>(q.getType()).getRank()), n(rank - 2),
+      elemType(cast<RankedTensorType>(q.getType()).getElementType()),
+      c(op.getComputeType()), scale(op.getScaleOrDefault()),
+      causal(op.getCausal()), relKey(op.getRelKey()),
+      relValue(op.getRelValue()), maxDist(op.getMaxRelativeDistance()),
+      qRope(op.getQRopeAttr()), kRope(op.getKRopeAttr()) {}
+
+//===----------------------------------------------------------------------===//
+// Tile plumbing
+//===----------------------------------------------------------------------===//
+
+AffineMap posenc::decompose::mapOf(MLIRContext *ctx, int64_t numDims,
+                                   ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+Value posenc::decompose::filledTile(OpBuilder &b, Location loc,
+                                    ArrayRef<OpFoldResult> sizes, Type type,
+                                    double value) {
+  Value empty = tensor::EmptyOp::create(b, loc, sizes, type);
+  return linalg::FillOp::create(b, loc, floatConst(b, loc, type, value), empty)
+      .getResult(0);
+}
+
+int64_t posenc::decompose::staticSize(OpFoldResult ofr) {
+  if (std::optional<int64_t> c = getConstantIntValue(ofr))
+    return *c;
+  return ShapedType::kDynamic;
+}
+
+Value posenc::decompose::extractRowTile(OpBuilder &b, Location loc,
+                                        Value source, ArrayRef<Value> lead,
+                                        Value start, Value size) {
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+  for (Value l : lead) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  offsets.append({start, b.getIndexAttr(0)});
+  OpFoldResult cols = tensor::getMixedSize(b, loc, source, rank - 1);
+  OpFoldResult rows = getAsOpFoldResult(size);
+  sizes.append({rows, cols});
+  auto tileType = RankedTensorType::get(
+      {staticSize(rows), type.getDimSize(rank - 1)}, type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, tileType, source, offsets,
+                                        sizes, strides);
+}
+
+/// The attribute by which the CPU vector layout asks
+/// --posenc-vectorize-attention-tiles to register-tile an op (one size per
+/// loop, 0 = untiled) and vectorize it.
+static constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
+
+void posenc::decompose::markVectorTile(Value result, ArrayRef<int64_t> sizes) {
+  if (Operation *op = result.getDefiningOp())
+    op->setAttr(kVectorTileAttr,
+                DenseI64ArrayAttr::get(op->getContext(), sizes));
+}
+
+int64_t posenc::decompose::divisorAtMost(int64_t n, int64_t bound) {
+  if (ShapedType::isDynamic(n))
+    return 1;
+  for (int64_t d = std::min(n, bound); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+Value posenc::decompose::padRows(OpBuilder &b, Location loc, Value tile,
+                                 int64_t rows) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = rows;
+  SmallVector<Value> dynDims;
+  for (int64_t d = 1; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynDims.push_back(tensor::DimOp::create(b, loc, tile, d));
+  Type elem = type.getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+  return tensor::createPadHighOp(RankedTensorType::get(shape, elem), tile, zero,
+                                 /*nofold=*/false, loc, b, dynDims);
+}
+
+void posenc::decompose::insertOutputTile(OpBuilder &b, Location loc,
+                                         const QueryTileTask &task,
+                                         OpFoldResult dv, Value tile) {
+  scf::ForallOp forall = task.forall;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  int64_t rank = task.lead.size() + 2;
+  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+  for (Value l : task.lead) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  offsets.append({task.qStart, b.getIndexAttr(0)});
+  sizes.append({task.qSize, dv});
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, tile, forall.getRegionIterArgs()[0], offsets, sizes, strides);
+}
+
+//===----------------------------------------------------------------------===//
+// Score and softmax tiles
+//===----------------------------------------------------------------------===//
+
+Value posenc::decompose::applyScoreMod(OpBuilder &b, FusedAttentionOp op,
+                                       Value score, ArrayRef<Value> lead,
+                                       Value i, Value j) {
+  Block &modBlock = op.getScoreModBlock();
+  int64_t n = lead.size();
+  IRMapping mapping;
+  mapping.map(modBlock.getArgument(0), score);
+  for (int64_t d = 0; d < n; ++d)
+    mapping.map(modBlock.getArgument(1 + d), lead[d]);
+  mapping.map(modBlock.getArgument(1 + n), i);
+  mapping.map(modBlock.getArgument(2 + n), j);
+  for (auto [idx, mod] : llvm::enumerate(op.getModOperands()))
+    mapping.map(modBlock.getArgument(3 + n + idx), mod);
+  for (Operation &inner : modBlock.without_terminator())
+    b.clone(inner, mapping);
+  return mapping.lookup(cast<YieldOp>(modBlock.getTerminator()).getValue());
+}
+
+/// `val` + rel_value[r(i, j), x] in the compute type, with Shaw's bucket
+/// r(i, j) = clamp(j - (i + Sk - Sq), -K, K) + K.
+static Value addRelValue(OpBuilder &b, Location loc, const AttentionInfo &info,
+                         Value val, Value i, Value j, Value x, Value shift) {
+  Value r = buildShawBucket(b, loc, buildRelativeDistance(b, loc, i, j, shift),
+                            info.maxDist);
+  Value rv = tensor::ExtractOp::create(b, loc, info.relValue, ValueRange{r, x});
+  return arith::AddFOp::create(b, loc, val, castFloat(b, loc, rv, info.c));
+}
+
+Value posenc::decompose::contract(OpBuilder &b, Location loc, FloatType c,
+                                  Value lhs, ArrayRef<int64_t> lhsDims,
+                                  Value rhs, ArrayRef<int64_t> rhsDims,
+                                  Value init) {
+  MLIRContext *ctx = b.getContext();
+  return buildGeneric(
+      b, loc, ValueRange{lhs, rhs}, init,
+      {mapOf(ctx, 3, lhsDims), mapOf(ctx, 3, rhsDims), mapOf(ctx, 3, {0, 1})},
+      iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value prod =
+            arith::MulFOp::create(b, loc, a[0], castFloat(b, loc, a[1], c));
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+      });
+}
+
+Value posenc::decompose::accumulatePV(OpBuilder &b, Location loc,
+                                      const AttentionInfo &info, Value p,
+                                      AffineMap pMap, Value vTile, Value acc,
+                                      Value qStart, Value kStart, Value shift,
+                                      bool withRelValue) {
+  MLIRContext *ctx = b.getContext();
+  FloatType c = info.c;
+  return buildGeneric(
+      b, loc, ValueRange{p, vTile}, acc,
+      {pMap, mapOf(ctx, 3, {2, 1}), mapOf(ctx, 3, {0, 1})}, iterators(2, 1),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value val = castFloat(b, loc, args[1], c);
+        if (withRelValue) {
+          Value i = arith::AddIOp::create(b, loc, qStart,
+                                          linalg::IndexOp::create(b, loc, 0));
+          Value j = arith::AddIOp::create(b, loc, kStart,
+                                          linalg::IndexOp::create(b, loc, 2));
+          val = addRelValue(b, loc, info, val, i, j,
+                            linalg::IndexOp::create(b, loc, 1), shift);
+        }
+        Value prod = arith::MulFOp::create(b, loc, args[0], val);
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, args[2], prod));
+      });
+}
+
+SoftmaxStep posenc::decompose::buildSoftmaxStep(OpBuilder &b, Location loc,
+                                                FloatType c, Value s, Value m,
+                                                Value l, Value acc,
+                                                OpFoldResult rows,
+                                                const ScoreLayout &layout) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+  auto mul = [](OpBuilder &b, Location loc, ValueRange a) {
+    yieldValue(b, loc, arith::MulFOp::create(b, loc, a[0], a[1]));
+  };
+  auto max = [](OpBuilder &b, Location loc, ValueRange a) {
+    yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+  };
+  SoftmaxStep r;
+  Value maxInit = filledTile(b, loc, {rows}, c, kNegInf);
+  layout.mark(maxInit, {0});
+  Value tileMax =
+      buildGeneric(b, loc, ValueRange{s}, maxInit, {id2, layout.statMap},
+                   layout.reductionIterators, max);
+  layout.mark(tileMax, layout.reductionIterators[0] == IteratorType::reduction
+                           ? ArrayRef<int64_t>{layout.reductionTile, 0}
+                           : ArrayRef<int64_t>{0, layout.reductionTile});
+  r.alpha = buildGeneric(
+      b, loc, ValueRange{m, tileMax},
+      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{rows}, c),
+      {id1, id1, id1}, iterators(1),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value mNew = arith::MaximumFOp::create(b, loc, a[0], a[1]);
+        yieldValue(b, loc, buildOnlineSoftmaxExp(b, loc, a[0], mNew));
+      });
+  layout.mark(r.alpha, {0});
+  r.mNew = buildGeneric(b, loc, ValueRange{tileMax}, m, {id1, id1},
+                        iterators(1), max);
+  layout.mark(r.mNew, {0});
+  r.p = buildGeneric(
+      b, loc, ValueRange{r.mNew}, s, {layout.statMap, id2}, iterators(2),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, buildOnlineSoftmaxExp(b, loc, a[1], a[0]));
+      });
+  layout.mark(r.p, {1, 0});
+  Value lScaled = buildGeneric(b, loc, ValueRange{r.alpha}, l, {id1, id1},
+                               iterators(1), mul);
+  layout.mark(lScaled, {0});
+  r.lNew = buildGeneric(
+      b, loc, ValueRange{r.p}, lScaled, {id2, layout.statMap},
+      layout.reductionIterators, [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, a[0], a[1]));
+      });
+  layout.mark(r.lNew, layout.reductionIterators[0] == IteratorType::reduction
+                          ? ArrayRef<int64_t>{layout.reductionTile, 0}
+                          : ArrayRef<int64_t>{0, layout.reductionTile});
+  r.accScaled = buildGeneric(b, loc, ValueRange{r.alpha}, acc,
+                             {layout.accRowMap, id2}, iterators(2), mul);
+  layout.mark(r.accScaled, {1, 0});
+  return r;
+}
+
+Value posenc::decompose::normalizeOutput(OpBuilder &b, Location loc,
+                                         const AttentionInfo &info, Value l,
+                                         Value acc,
+                                         ArrayRef<OpFoldResult> sizes) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  Type elemType = info.elemType;
+  return buildGeneric(b, loc, ValueRange{l, acc},
+                      tensor::EmptyOp::create(b, loc, sizes, elemType),
+                      {mapOf(ctx, 2, {0}), id2, id2}, iterators(2),
+                      [&](OpBuilder &b, Location loc, ValueRange v) {
+                        Value o = buildSoftmaxNormalize(b, loc, v[1], v[0]);
+                        yieldValue(b, loc, castFloat(b, loc, o, elemType));
+                      });
+}

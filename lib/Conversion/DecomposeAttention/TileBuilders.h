@@ -1,0 +1,258 @@
+//===- TileBuilders.h - pieces of the flash-attention tiles -----*- C++ -*-===//
+//
+// Internal to lib/Conversion/DecomposeAttention: what the schedule
+// (DecomposeAttention.cpp) and the two tile layouts (GenericLayoutTile.cpp,
+// VectorLayoutTile.cpp) share. The attention math itself (masks, buckets,
+// the online-softmax element step, RoPE tables) is in
+// posenc/Dialect/Posenc/Utils/AttentionUtils.h; this header holds the tile
+// plumbing around it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_DECOMPOSEATTENTION_TILEBUILDERS_H
+#define LIB_CONVERSION_DECOMPOSEATTENTION_TILEBUILDERS_H
+
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+#include <limits>
+#include <optional>
+
+namespace posenc {
+namespace decompose {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+//===----------------------------------------------------------------------===//
+// What the tiles read off the op, and where one task of the grid sits
+//===----------------------------------------------------------------------===//
+
+/// What both tile layouts read off the op.
+struct AttentionInfo {
+  explicit AttentionInfo(FusedAttentionOp op);
+
+  FusedAttentionOp op;
+  mlir::Value q, k, v;
+  /// Rank of Q; n = rank - 2 lead dims.
+  int64_t rank, n;
+  mlir::Type elemType;
+  /// The compute type.
+  mlir::FloatType c;
+  double scale;
+  bool causal;
+  /// Shaw's rel_key [2K+1 x D] and rel_value [2K+1 x Dv], or null.
+  mlir::Value relKey, relValue;
+  int64_t maxDist;
+  RotaryAttr qRope, kRope;
+};
+
+/// The tile sizes and layout of the decomposition (DecomposeAttention.cpp
+/// chooses them; the layouts build one task's body with them).
+struct AttentionSchedule {
+  /// Query rows per task and key/value rows per key-loop iteration.
+  int64_t queryTile, keyTile;
+  /// The CPU vector layout (else the generic layout the GPU mapping reads).
+  bool vectorLayout;
+};
+
+/// One task of the grid: the forall iteration of (lead dims, query tile),
+/// and the sizes every tile of it reads.
+struct QueryTileTask {
+  mlir::scf::ForallOp forall;
+  /// Q's lead indices and K/V's (the head divided by the GQA group).
+  llvm::SmallVector<mlir::Value> lead, kvLead;
+  /// The query rows [qStart, qStart + qSize).
+  mlir::Value qStart, qSize;
+  /// Sq, Sk and shift = Sk - Sq.
+  mlir::Value sq, sk, shift;
+  /// The key tile size as an index value (built before the grid).
+  mlir::Value keyTileSize;
+};
+
+/// The end of the keys a query tile reads: Sk, or (causal) the diagonal of
+/// its last row, min(Sk, max(0, qStart + qSize + Sk - Sq)); keys past it are
+/// never read.
+mlir::Value keyLoopEnd(mlir::OpBuilder &b, mlir::Location loc, bool causal,
+                       const QueryTileTask &task);
+
+//===----------------------------------------------------------------------===//
+// Tile plumbing (TileBuilders.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The map (d0..d{numDims-1}) -> (d{dims[0]}, d{dims[1]}, ...).
+mlir::AffineMap mapOf(mlir::MLIRContext *ctx, int64_t numDims,
+                      llvm::ArrayRef<int64_t> dims);
+
+/// A tile-shaped tensor filled with `value`.
+mlir::Value filledTile(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<mlir::OpFoldResult> sizes,
+                       mlir::Type type, double value);
+
+/// The static size of an OpFoldResult, or dynamic.
+int64_t staticSize(mlir::OpFoldResult ofr);
+
+/// Extracts the 2-d tile [lead..., start : start+size, 0 : cols] of `source`
+/// as a rank-reduced tensor<size x cols>.
+mlir::Value extractRowTile(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value source, llvm::ArrayRef<mlir::Value> lead,
+                           mlir::Value start, mlir::Value size);
+
+/// Pads the rows of a [size x cols] tile with zeros to `rows` (static).
+mlir::Value padRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
+                    int64_t rows);
+
+/// Marks the op defining `result` for --posenc-vectorize-attention-tiles:
+/// register-tile it by `sizes` (one per loop, 0 = untiled) and vectorize.
+void markVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
+
+/// The largest divisor of `n` that is at most `bound` (1 when `n` is
+/// dynamic): register tiles must divide the static tile so that every
+/// register tile is static and vectorizes.
+int64_t divisorAtMost(int64_t n, int64_t bound);
+
+/// Inserts the [qSize x Dv] output `tile` at (lead..., qStart, 0) of the
+/// forall's shared output.
+void insertOutputTile(mlir::OpBuilder &b, mlir::Location loc,
+                      const QueryTileTask &task, mlir::OpFoldResult dv,
+                      mlir::Value tile);
+
+//===----------------------------------------------------------------------===//
+// Score and softmax tiles (TileBuilders.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The op's score_mod region (cloned) applied to `score` of query row `i`
+/// and key `j` at lead indices `lead`.
+mlir::Value applyScoreMod(mlir::OpBuilder &b, FusedAttentionOp op,
+                          mlir::Value score, llvm::ArrayRef<mlir::Value> lead,
+                          mlir::Value i, mlir::Value j);
+
+/// init + lhs rhs over the loops (i, j, k) of a contraction: `lhs` and
+/// `rhs` indexed by the loop dims `lhsDims` and `rhsDims`, `init` by (i, j);
+/// rhs converted to the compute type `c`.
+mlir::Value contract(mlir::OpBuilder &b, mlir::Location loc, mlir::FloatType c,
+                     mlir::Value lhs, llvm::ArrayRef<int64_t> lhsDims,
+                     mlir::Value rhs, llvm::ArrayRef<int64_t> rhsDims,
+                     mlir::Value init);
+
+/// acc' = acc + P (V [+ rel_value[r(i, j)]]) over the loops (i, x, j): `p`
+/// read through `pMap` ((i, x, j) -> its index), V [keys x Dv] and the
+/// accumulator [rows x Dv]; with `withRelValue`, Shaw's value term per
+/// element.
+mlir::Value accumulatePV(mlir::OpBuilder &b, mlir::Location loc,
+                         const AttentionInfo &info, mlir::Value p,
+                         mlir::AffineMap pMap, mlir::Value vTile,
+                         mlir::Value acc, mlir::Value qStart,
+                         mlir::Value kStart, mlir::Value shift,
+                         bool withRelValue);
+
+/// How a layout holds the score tile: `statMap` maps its 2-d index to the
+/// query row (row statistics m, l, alpha), `reductionIterators` reduce it
+/// over the keys, `accRowMap` maps the [rows x Dv] accumulator's index to
+/// the query row; `mark` annotates each op for the vectorizer (or not).
+struct ScoreLayout {
+  mlir::AffineMap statMap;
+  llvm::SmallVector<mlir::utils::IteratorType> reductionIterators;
+  mlir::AffineMap accRowMap;
+  std::function<void(mlir::Value, llvm::ArrayRef<int64_t>)> mark;
+  /// Register tile of the key reductions.
+  int64_t reductionTile;
+};
+
+/// The results of one online-softmax step.
+struct SoftmaxStep {
+  mlir::Value mNew, lNew, p, accScaled, alpha;
+};
+
+/// The online-softmax update of one key tile, on the scores `s`: tile max,
+/// alpha = exp(m - m') from the old m, m' over m, P = exp(S - m') in place
+/// of S, l' = alpha l + rowsum P, acc scaled by alpha (P V is added by the
+/// caller). The running statistics are updated in place (the loop's
+/// iter_args bufferize to one buffer each). `rows`: the query rows.
+SoftmaxStep buildSoftmaxStep(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::FloatType c, mlir::Value s, mlir::Value m,
+                             mlir::Value l, mlir::Value acc,
+                             mlir::OpFoldResult rows,
+                             const ScoreLayout &layout);
+
+/// out = acc / l rounded to the element type; a fully masked row (l = 0)
+/// yields zeros. `sizes`: [rows, Dv].
+mlir::Value normalizeOutput(mlir::OpBuilder &b, mlir::Location loc,
+                            const AttentionInfo &info, mlir::Value l,
+                            mlir::Value acc,
+                            llvm::ArrayRef<mlir::OpFoldResult> sizes);
+
+//===----------------------------------------------------------------------===//
+// RoPE prologue (RotaryPrologue.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Loads a [size x D] tile of Q or K at rows [start, start+size) and applies
+/// the prologue of the generic layout (RoPE angles computed per element).
+mlir::Value loadTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
+                     llvm::ArrayRef<mlir::Value> lead, mlir::Value start,
+                     mlir::Value size, RotaryAttr rope, mlir::Value positions,
+                     mlir::Value invFreq, mlir::FloatType c);
+
+/// buildRotaryTables with the tables' generic marked for vectorization.
+std::pair<mlir::Value, mlir::Value>
+rotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
+             mlir::Value positions, mlir::Value invFreq, mlir::FloatType c);
+
+/// The Q/K prologue of the CPU vector layout on a [rows x D] tile with static
+/// rows: nothing for a tile of the compute type without RoPE, the slice
+/// form of RoPE for `half`, the generic (gathering) form for `interleaved`,
+/// both reading cos and sin from [rows x R/2] slices of rotaryTables; every
+/// op marked for vectorization.
+mlir::Value vectorPrologue(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value tile, RotaryAttr rope,
+                           mlir::Value cosTile, mlir::Value sinTile,
+                           mlir::FloatType c);
+
+//===----------------------------------------------------------------------===//
+// Shaw's key term (ShawTerms.cpp)
+//===----------------------------------------------------------------------===//
+
+/// rel_key [2K+1 x D] in the compute type, only the buckets 0..K when
+/// causal, rows zero-padded to a multiple of 8 (whole register tiles).
+mlir::Value prepareShawRelKey(mlir::OpBuilder &b, mlir::Location loc,
+                              const AttentionInfo &info, mlir::Value relKey,
+                              int64_t maxDist);
+
+//===----------------------------------------------------------------------===//
+// The two layouts of one task
+//===----------------------------------------------------------------------===//
+
+/// Per-op values built once before the grid and read by every task.
+struct AttentionTables {
+  /// RoPE inverse frequencies (generic layout).
+  mlir::Value qInvFreq, kInvFreq;
+  /// RoPE cos/sin tables [S x R/2] (vector layout).
+  mlir::Value qCos, qSin, kCos, kSin;
+  /// Shaw's rel_key in the compute type, rows zero-padded to a multiple of
+  /// 8 (vector layout); null without the key term.
+  mlir::Value relKeyPadded;
+};
+
+/// The body of one task in the generic layout (GenericLayoutTile.cpp).
+void buildGenericLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
+                            const AttentionInfo &info,
+                            const QueryTileTask &task,
+                            const AttentionTables &tables);
+
+/// The body of one task in the CPU vector layout (VectorLayoutTile.cpp).
+void buildVectorLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
+                           const AttentionInfo &info,
+                           const AttentionSchedule &schedule,
+                           const QueryTileTask &task,
+                           const AttentionTables &tables);
+
+} // namespace decompose
+} // namespace posenc
+
+#endif // LIB_CONVERSION_DECOMPOSEATTENTION_TILEBUILDERS_H

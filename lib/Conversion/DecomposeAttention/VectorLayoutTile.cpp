@@ -1,0 +1,255 @@
+//===- VectorLayoutTile.cpp - one query tile, CPU vector layout -----------===//
+//
+// The query tile, the key loops, the score tile and the output of one task
+// in the CPU vector layout (VectorLayoutTile.h says how it differs from the
+// generic layout); Shaw's terms are in ShawTerms.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VectorLayoutTile.h"
+
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::decompose;
+
+using utils::IteratorType;
+
+void posenc::decompose::buildVectorLayoutTile(OpBuilder &b, Location loc,
+                                              const AttentionInfo &info,
+                                              const AttentionSchedule &schedule,
+                                              const QueryTileTask &task,
+                                              const AttentionTables &tables) {
+  VectorTileBuilder(b, loc, info, schedule, task, tables).build();
+}
+
+void VectorTileBuilder::build() {
+  int64_t n = info.n;
+  tkV = indexConst(b, loc, tk);
+  zeroIdx = indexConst(b, loc, 0);
+  dq = tensor::getMixedSize(b, loc, info.q, n + 1);
+  dv = tensor::getMixedSize(b, loc, info.v, n + 1);
+  dvStatic = cast<RankedTensorType>(info.v.getType()).getDimSize(n + 1);
+
+  buildQueryTranspose();
+  if (tables.relKeyPadded)
+    buildShawKeyTable();
+
+  kEnd = keyLoopEnd(b, loc, info.causal, task);
+  fullEnd = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, kEnd, tkV), tkV);
+
+  ValueRange results = buildKeyLoops();
+  Value lFinal = results[1], accFinal = results[2];
+  if (bucketed)
+    accFinal = addValueBuckets(results, lFinal, accFinal);
+  buildOutput(lFinal, accFinal);
+}
+
+void VectorTileBuilder::buildQueryTranspose() {
+  Value qStart = task.qStart, qSize = task.qSize;
+  Value qCos = tables.qCos, qSin = tables.qSin;
+  // Q~ once per query tile, then Q~^T [D x tq].
+  auto qRows = [&](Value source, ArrayRef<Value> at) {
+    return padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
+                   tq);
+  };
+  Value qTile = vectorPrologue(b, loc, qRows(info.q, task.lead), info.qRope,
+                               qCos ? qRows(qCos, {}) : Value(),
+                               qSin ? qRows(qSin, {}) : Value(), c);
+  qT = buildGeneric(
+      b, loc, qTile,
+      tensor::EmptyOp::create(
+          b, loc, ArrayRef<OpFoldResult>{dq, b.getIndexAttr(tq)}, c),
+      {mapOf(ctx, 2, {1, 0}), AffineMap::getMultiDimIdentityMap(2, ctx)},
+      iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, a[0]);
+      });
+  markVectorTile(qT, {16, 16});
+}
+
+Value VectorTileBuilder::filled(ArrayRef<OpFoldResult> sizes, double value) {
+  Value f = filledTile(b, loc, sizes, c, value);
+  SmallVector<int64_t> tiles(sizes.size(), 0);
+  if (sizes.size() == 2)
+    tiles[0] = 1;
+  markVectorTile(f, tiles);
+  return f;
+}
+
+ValueRange VectorTileBuilder::buildKeyLoops() {
+  tqI = b.getIndexAttr(tq);
+  tkI = b.getIndexAttr(tk);
+  Value m0 = filled({tqI}, kNegInf);
+  Value l0 = filled({tqI}, 0.0);
+  Value acc0 = filled({tqI, dv}, 0.0);
+
+  id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
+  col2 = mapOf(ctx, 2, {1});
+  id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+  FusedAttentionOp op = info.op;
+  identityMod = op.hasIdentityScoreMod();
+  redTile = divisorAtMost(tk, 8);
+  bucketed = info.relValue && info.maxDist >= 1;
+  // Causal: buckets past K (j > i') are masked, so the hi edge is always
+  // zero and only the K inner buckets 1..K are carried.
+  innerRows = info.causal ? info.maxDist : 2 * info.maxDist - 1;
+
+  // S^T [keys x query rows]: the query-row statistics reduce dim 0,
+  // elementwise across vector lanes.
+  layout = ScoreLayout{col2,
+                       {IteratorType::reduction, IteratorType::parallel},
+                       mapOf(ctx, 2, {0}),
+                       [](Value value, ArrayRef<int64_t> tiles) {
+                         markVectorTile(value, tiles);
+                       },
+                       redTile};
+
+  SmallVector<Value> init = {m0, l0, acc0};
+  if (bucketed) {
+    init.push_back(filled({tqI}, 0.0));
+    init.push_back(filled({tqI}, 0.0));
+    init.push_back(filled({b.getIndexAttr(innerRows), tqI}, 0.0));
+  }
+  auto mainLoop = scf::ForOp::create(
+      b, loc, zeroIdx, fullEnd, tkV, init,
+      [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
+        keyStep(kStart, iter, /*tail=*/false);
+      });
+  auto tailLoop = scf::ForOp::create(
+      b, loc, fullEnd, kEnd, tkV, mainLoop.getResults(),
+      [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
+        keyStep(kStart, iter, /*tail=*/true);
+      });
+  return tailLoop.getResults();
+}
+
+Value VectorTileBuilder::keyRows(Value source, Value kStart, Value kSize,
+                                 bool tail) {
+  // K/V carry the lead dims, the RoPE tables only rows.
+  ArrayRef<Value> at = cast<RankedTensorType>(source.getType()).getRank() == 2
+                           ? ArrayRef<Value>()
+                           : ArrayRef<Value>(task.kvLead);
+  Value t = extractRowTile(b, loc, source, at, kStart, kSize);
+  return tail ? padRows(b, loc, t, tk) : t;
+}
+
+void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
+  Value m = iter[0], l = iter[1], acc = iter[2];
+  Value kSize = tail ? arith::SubIOp::create(b, loc, kEnd, kStart) : tkV;
+  Value kCos = tables.kCos, kSin = tables.kSin;
+  auto rowsOf = [&](Value source) {
+    return keyRows(source, kStart, kSize, tail);
+  };
+  Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope,
+                               kCos ? rowsOf(kCos) : Value(),
+                               kSin ? rowsOf(kSin) : Value(), c);
+  Value vTile = rowsOf(info.v);
+
+  // S^T = K~ Q~^T  (loops j, i, d)
+  Value s =
+      contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
+  markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+  if (qrT)
+    s = modifyScoresWithShawKeyTerm(s, kStart, tail);
+  else
+    s = modifyScores(s, kStart, Value(), /*gather=*/false, tail);
+
+  // Column (= query row) statistics: reductions over keys, dim 0.
+  SoftmaxStep step = buildSoftmaxStep(b, loc, c, s, m, l, acc, tqI, layout);
+  // acc' = alpha acc + P (V [+ rel_value[r(i, j)]])  (loops i, x, j)
+  // P^T is [keys x rows].
+  Value accNew = accumulatePV(b, loc, info, step.p, mapOf(ctx, 3, {2, 0}),
+                              vTile, step.accScaled, task.qStart, kStart,
+                              task.shift, info.relValue && !bucketed);
+  markVectorTile(accNew,
+                 {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
+  if (!bucketed) {
+    scf::YieldOp::create(b, loc, ValueRange{step.mNew, step.lNew, accNew});
+    return;
+  }
+  SmallVector<Value, 3> buckets = accumulateValueBuckets(
+      kStart, step.p, step.alpha, iter[3], iter[4], iter[5]);
+  scf::YieldOp::create(b, loc,
+                       ValueRange{step.mNew, step.lNew, accNew, buckets[0],
+                                  buckets[1], buckets[2]});
+}
+
+Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
+                                      bool gather, bool tail) {
+  Value qStart = task.qStart, shift = task.shift, sq = task.sq, sk = task.sk;
+  int64_t kd = info.maxDist;
+  SmallVector<Value> scoreIns;
+  SmallVector<AffineMap> scoreMaps;
+  if (row) {
+    scoreIns.push_back(row);
+    scoreMaps.push_back(col2);
+  }
+  scoreMaps.push_back(id2);
+  Value r = buildGeneric(
+      b, loc, scoreIns, sIn, scoreMaps, iterators(2),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value sv = a.back();
+        if (row)
+          sv = arith::AddFOp::create(b, loc, sv, a[0]);
+        if (gather) {
+          Value iLocal = linalg::IndexOp::create(b, loc, 1);
+          Value d = distAt(kStart, linalg::IndexOp::create(b, loc, 0), iLocal);
+          Value rb = buildShawBucket(b, loc, d, kd);
+          // Causal: buckets past K are masked below; stay in bounds of
+          // the rows computed.
+          if (2 * kd + 1 > qrRows)
+            rb = arith::MinSIOp::create(b, loc, rb,
+                                        indexConst(b, loc, qrRows - 1));
+          Value rel =
+              tensor::ExtractOp::create(b, loc, qrT, ValueRange{rb, iLocal});
+          sv = arith::AddFOp::create(b, loc, sv, rel);
+        }
+        Value score = arith::MulFOp::create(b, loc, sv,
+                                            floatConst(b, loc, c, info.scale));
+        Value i = arith::AddIOp::create(b, loc, qStart,
+                                        linalg::IndexOp::create(b, loc, 1));
+        Value j = arith::AddIOp::create(b, loc, kStart,
+                                        linalg::IndexOp::create(b, loc, 0));
+        if (!identityMod) {
+          // Padded rows/keys are dropped/masked; clamping keeps the
+          // region's reads of `mods` operands in bounds for them.
+          Value one = indexConst(b, loc, 1);
+          Value iIn = arith::MinSIOp::create(
+              b, loc, i, arith::SubIOp::create(b, loc, sq, one));
+          Value jIn = arith::MinSIOp::create(
+              b, loc, j, arith::SubIOp::create(b, loc, sk, one));
+          score = applyScoreMod(b, info.op, score, task.lead, iIn, jIn);
+        }
+        Value masked;
+        if (info.causal)
+          masked = buildCausalMask(b, loc, i, j, shift);
+        if (tail) {
+          Value past =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, sk);
+          masked = masked ? arith::OrIOp::create(b, loc, masked, past) : past;
+        }
+        if (masked)
+          score = buildMaskedScore(b, loc, masked, score);
+        yieldValue(b, loc, score);
+      });
+  markVectorTile(r, {1, 0});
+  return r;
+}
+
+void VectorTileBuilder::buildOutput(Value lFinal, Value accFinal) {
+  Value outTile = normalizeOutput(b, loc, info, lFinal, accFinal, {tqI, dv});
+  markVectorTile(outTile, {1, 0});
+  SmallVector<OpFoldResult> strides2(2, b.getIndexAttr(1));
+  outTile = tensor::ExtractSliceOp::create(
+      b, loc, outTile,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{task.qSize, dv}, strides2);
+  insertOutputTile(b, loc, task, dv, outTile);
+}

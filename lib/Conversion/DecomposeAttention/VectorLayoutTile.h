@@ -1,0 +1,123 @@
+//===- VectorLayoutTile.h - one query tile, CPU vector layout ---*- C++ -*-===//
+//
+// Internal to lib/Conversion/DecomposeAttention: the builder of one task's
+// body in the CPU vector layout. Its methods are defined by idea in
+// VectorLayoutTile.cpp (query tile, key loops, scores, softmax, output) and
+// ShawTerms.cpp (Shaw's key and value terms on the tiles).
+//
+// Differences from the generic layout, all for upstream vectorization:
+// tiles have static rows (a partial last query tile and the last key tile
+// are zero-padded; padded keys are masked, padded query rows dropped), full
+// key tiles run in a loop of their own without padding, the scores are kept
+// transposed (S^T: [keys x queries]) so that the softmax reductions over
+// keys are elementwise across vector lanes and both contractions broadcast a
+// scalar against contiguous rows (Q^T is built once per query tile), and
+// each op carries the register tile --posenc-vectorize-attention-tiles uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef LIB_CONVERSION_DECOMPOSEATTENTION_VECTORLAYOUTTILE_H
+#define LIB_CONVERSION_DECOMPOSEATTENTION_VECTORLAYOUTTILE_H
+
+#include "TileBuilders.h"
+
+namespace posenc {
+namespace decompose {
+
+class VectorTileBuilder {
+public:
+  VectorTileBuilder(mlir::OpBuilder &b, mlir::Location loc,
+                    const AttentionInfo &info,
+                    const AttentionSchedule &schedule,
+                    const QueryTileTask &task, const AttentionTables &tables)
+      : b(b), loc(loc), info(info), task(task), tables(tables),
+        ctx(b.getContext()), c(info.c), tq(schedule.queryTile),
+        tk(schedule.keyTile) {}
+
+  /// Builds the task's body at the builder's insertion point.
+  void build();
+
+private:
+  //===--- VectorLayoutTile.cpp -------------------------------------------===//
+  /// Q~ of the query tile (prologue applied), transposed: qT [D x tq].
+  void buildQueryTranspose();
+  /// A filled tile of the compute type, marked (rows of 2-d tiles by 1).
+  mlir::Value filled(llvm::ArrayRef<mlir::OpFoldResult> sizes, double value);
+  /// The key/value loop state and its loops; returns the final state.
+  mlir::ValueRange buildKeyLoops();
+  /// One key tile of the online softmax; `tail`: the last, partial tile.
+  void keyStep(mlir::Value kStart, mlir::ValueRange iter, bool tail);
+  /// Rows [kStart, kStart + kSize) of K, V or a RoPE table (padded in the
+  /// tail).
+  mlir::Value keyRows(mlir::Value source, mlir::Value kStart, mlir::Value kSize,
+                      bool tail);
+  /// S^T = causal(score_mod(scale * S^T)) with padded keys masked; `row`:
+  /// an edge row of qr^T added per query, `gather`: qr^T read per element.
+  mlir::Value modifyScores(mlir::Value sIn, mlir::Value kStart, mlir::Value row,
+                           bool gather, bool tail);
+  /// The normalized output tile, written to the forall's output.
+  void buildOutput(mlir::Value lFinal, mlir::Value accFinal);
+
+  //===--- ShawTerms.cpp --------------------------------------------------===//
+  /// The tile's lowest and highest j - (i + shift), and whether some lies in
+  /// the band (-K, K).
+  struct Band {
+    mlir::Value lowest, highest, reached;
+  };
+  /// j - (i + shift) of key kStart + jLocal, query row qStart + iLocal.
+  mlir::Value distAt(mlir::Value kStart, mlir::Value jLocal,
+                     mlir::Value iLocal);
+  Band band(mlir::Value kStart, int64_t bandK);
+  /// Shaw's key term: qr^T [2K+1 (padded) x tq] = rel_key Q~^T, one small
+  /// contraction per query tile.
+  void buildShawKeyTable();
+  /// The scores of the key tile at `kStart` with Shaw's key term added
+  /// (modifyScores with an edge row or the per-element gather).
+  mlir::Value modifyScoresWithShawKeyTerm(mlir::Value s, mlir::Value kStart,
+                                          bool tail);
+  /// The bucket sums of Shaw's value term after the key tile at `kStart`:
+  /// new (edgeLo, edgeHi, inner).
+  llvm::SmallVector<mlir::Value, 3>
+  accumulateValueBuckets(mlir::Value kStart, mlir::Value p, mlir::Value alpha,
+                         mlir::Value edgeLo, mlir::Value edgeHi,
+                         mlir::Value inner);
+  /// The inner buckets after the key tile at `kStart` (an scf.if on whether
+  /// the tile reaches the band).
+  mlir::Value accumulateInnerBuckets(mlir::Value kStart, mlir::Value p,
+                                     mlir::Value alpha, mlir::Value inner);
+  /// inner' = alpha inner + P gathered by bucket, for a band tile.
+  mlir::Value gatherInnerBuckets(mlir::Value kStart, mlir::Value p,
+                                 mlir::Value alpha, mlir::Value inner,
+                                 mlir::AffineMap bucketCol);
+  /// accFinal + B^T rel_value with the bucket sums B of the loops' results.
+  mlir::Value addValueBuckets(mlir::ValueRange results, mlir::Value lFinal,
+                              mlir::Value accFinal);
+
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+  const AttentionInfo &info;
+  const QueryTileTask &task;
+  const AttentionTables &tables;
+  mlir::MLIRContext *ctx;
+  mlir::FloatType c;
+  int64_t tq, tk;
+
+  // Built by build(), in this order.
+  mlir::Value tkV, zeroIdx;
+  mlir::OpFoldResult dq, dv, tqI, tkI;
+  int64_t dvStatic = 0;
+  mlir::Value qT, qrT;
+  int64_t qrRows = 0;
+  mlir::Value kEnd, fullEnd;
+  mlir::AffineMap id1, id2, col2;
+  bool identityMod = false;
+  /// Shaw's value term as bucket sums of P (needs K >= 1).
+  bool bucketed = false;
+  int64_t redTile = 1, innerRows = 0;
+  ScoreLayout layout;
+};
+
+} // namespace decompose
+} // namespace posenc
+
+#endif // LIB_CONVERSION_DECOMPOSEATTENTION_VECTORLAYOUTTILE_H

@@ -1,0 +1,178 @@
+//===- RopeToLinalg.cpp - reference lowering of RoPE, sinusoidal ----------===//
+//
+// The reference lowering of posenc.sinusoidal and posenc.rope: one
+// linalg.generic per op, the frequency tables as constants (or computed
+// from the positions for sequence-length-dependent RoPE scalings).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PosencToLinalgPatterns.h"
+
+#include "posenc/Dialect/Posenc/IR/PosencMath.h"
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::reference;
+
+namespace {
+
+using utils::IteratorType;
+
+//===----------------------------------------------------------------------===//
+// posenc.sinusoidal
+//===----------------------------------------------------------------------===//
+
+struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SinusoidalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResult().getType();
+    Value positions = adaptor.getPositions();
+    int64_t dim = resultType.getDimSize(1);
+    int64_t half = dim / 2;
+    bool interleaved = op.getLayout() == Layout::interleaved;
+    FloatType f32 = rewriter.getF32Type();
+
+    // Pair p has inv_freq[p] = base^(-2p/D): exactly RoPE's unscaled table.
+    Value invFreq = constantTable(
+        rewriter, loc,
+        computeRopeInvFreq(op.getBase().convertToDouble(), dim, nullptr), f32);
+
+    SmallVector<OpFoldResult> sizes = {
+        resultType.isDynamicDim(0)
+            ? tensor::getMixedSize(rewriter, loc, positions, 0)
+            : OpFoldResult(rewriter.getIndexAttr(resultType.getDimSize(0))),
+        rewriter.getIndexAttr(dim)};
+    if (resultType.isDynamicDim(0) !=
+        cast<RankedTensorType>(positions.getType()).isDynamicDim(0)) {
+      // One side static, the other dynamic: check at run time.
+      Value posLen = tensor::DimOp::create(rewriter, loc, positions, 0);
+      Value expected = indexConst(
+          rewriter, loc,
+          resultType.isDynamicDim(0)
+              ? cast<RankedTensorType>(positions.getType()).getDimSize(0)
+              : resultType.getDimSize(0));
+      Value eq = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       posLen, expected);
+      cf::AssertOp::create(rewriter, loc, eq,
+                           "posenc.sinusoidal: length of 'positions' differs "
+                           "from the result sequence dim");
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                         resultType.getElementType());
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap posMap = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+    AffineMap outMap = AffineMap::getMultiDimIdentityMap(2, ctx);
+    Type outElem = resultType.getElementType();
+
+    Value result = buildGeneric(
+        rewriter, loc, positions, init, {posMap, outMap}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value d = linalg::IndexOp::create(b, loc, 1);
+          Value two = indexConst(b, loc, 2);
+          Value halfC = indexConst(b, loc, half);
+          Value pair, isCos;
+          if (interleaved) {
+            pair = arith::DivUIOp::create(b, loc, d, two);
+            Value odd = arith::RemUIOp::create(b, loc, d, two);
+            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, odd,
+                                          indexConst(b, loc, 0));
+          } else {
+            pair = arith::RemUIOp::create(b, loc, d, halfC);
+            isCos = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, d,
+                                          halfC);
+          }
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, pair);
+          Value pos = positionToFloat(b, loc, args[0], f32);
+          Value theta = arith::MulFOp::create(b, loc, pos, inv);
+          Value s = math::SinOp::create(b, loc, theta);
+          Value c = math::CosOp::create(b, loc, theta);
+          Value v = arith::SelectOp::create(b, loc, isCos, c, s);
+          yieldValue(b, loc, castFloat(b, loc, v, outElem));
+        });
+    replaceWithResultType(rewriter, op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// posenc.rope
+//===----------------------------------------------------------------------===//
+
+struct RopeToLinalg : OpConversionPattern<RopeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RopeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Value positions = adaptor.getPositions();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    int64_t rank = inputType.getRank();
+    int64_t rotaryDim = op.getRotaryDimOrDefault();
+    bool exact = op.getPrecision() == AnglePrecision::exact;
+    Type elemType = inputType.getElementType();
+    FloatType computeType = computeTypeFor(elemType);
+    FloatType angleType = exact ? rewriter.getF64Type() : rewriter.getF32Type();
+    double attentionFactor = op.getEffectiveAttentionFactor();
+
+    assertDimsEqual(rewriter, loc, positions, 0, input, rank - 2,
+                    "posenc.rope: length of 'positions' differs from the "
+                    "sequence dim of 'input'");
+    Value invFreq =
+        buildRopeInvFreqTable(rewriter, loc, op, positions, angleType);
+
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    AffineMap posMap =
+        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 2, ctx)}, ctx);
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, mixedSizes(rewriter, loc, input), elemType);
+
+    Value result = buildGeneric(
+        rewriter, loc, ValueRange{input, positions}, init,
+        {identity, posMap, identity}, iterators(rank),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          SmallVector<Value> ivs = loopIndices(b, loc, rank);
+          RotaryPairIndex idx = buildRotaryPairIndex(b, loc, ivs.back(),
+                                                     op.getLayout(), rotaryDim);
+          SmallVector<Value> partnerIdx(ivs);
+          partnerIdx.back() = idx.partner;
+          Value x = castFloat(b, loc, args[0], computeType);
+          Value y = castFloat(
+              b, loc, tensor::ExtractOp::create(b, loc, input, partnerIdx),
+              computeType);
+          Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
+          auto [c, s] = buildRotaryCosSin(b, loc, args[1], inv, angleType,
+                                          computeType, attentionFactor);
+          Value rotated = buildRotatedElement(b, loc, x, y, c, s, idx.isFirst);
+          Value out = castFloat(b, loc, rotated, elemType);
+          out = arith::SelectOp::create(b, loc, idx.inRotary, out, args[0]);
+          yieldValue(b, loc, out);
+        });
+    replaceWithResultType(rewriter, op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void posenc::reference::populateRopeToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SinusoidalToLinalg, RopeToLinalg>(patterns.getContext());
+}

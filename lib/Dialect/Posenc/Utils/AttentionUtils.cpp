@@ -1,0 +1,273 @@
+//===- AttentionUtils.cpp - attention building blocks, written once -------===//
+//
+// See AttentionUtils.h; the math is that of the op descriptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
+#include "posenc/Dialect/Posenc/IR/PosencMath.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace posenc;
+
+static constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+//===----------------------------------------------------------------------===//
+// Masks and relative positions
+//===----------------------------------------------------------------------===//
+
+Value posenc::buildRelativeDistance(OpBuilder &b, Location loc, Value i,
+                                    Value j, Value shift) {
+  Value qpos = arith::AddIOp::create(b, loc, i, shift);
+  return arith::SubIOp::create(b, loc, j, qpos);
+}
+
+Value posenc::buildCausalMask(OpBuilder &b, Location loc, Value i, Value j,
+                              Value shift) {
+  Value limit = arith::AddIOp::create(b, loc, i, shift);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, limit);
+}
+
+Value posenc::buildMaskedScore(OpBuilder &b, Location loc, Value masked,
+                               Value score) {
+  return arith::SelectOp::create(
+      b, loc, masked, floatConst(b, loc, score.getType(), kNegInf), score);
+}
+
+Value posenc::buildCausalKeyBound(OpBuilder &b, Location loc, Value rowEnd,
+                                  Value shift) {
+  Value lastAllowed = arith::AddIOp::create(b, loc, rowEnd, shift);
+  return arith::MaxSIOp::create(b, loc, lastAllowed, indexConst(b, loc, 0));
+}
+
+Value posenc::buildShawBucket(OpBuilder &b, Location loc, Value dist,
+                              int64_t maxDist) {
+  Value r = arith::MaxSIOp::create(b, loc, dist, indexConst(b, loc, -maxDist));
+  r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist));
+  return arith::AddIOp::create(b, loc, r, indexConst(b, loc, maxDist));
+}
+
+//===----------------------------------------------------------------------===//
+// Online softmax
+//===----------------------------------------------------------------------===//
+
+Value posenc::buildSafeRowMax(OpBuilder &b, Location loc, Value m) {
+  Type type = m.getType();
+  Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, m,
+                                      floatConst(b, loc, type, kNegInf));
+  return arith::SelectOp::create(b, loc, isInf, floatConst(b, loc, type, 0.0),
+                                 m);
+}
+
+Value posenc::buildOnlineSoftmaxExp(OpBuilder &b, Location loc, Value x,
+                                    Value mNew) {
+  Value diff = arith::SubFOp::create(b, loc, x, buildSafeRowMax(b, loc, mNew));
+  return math::ExpOp::create(b, loc, diff);
+}
+
+Value posenc::buildSoftmaxNormalize(OpBuilder &b, Location loc, Value acc,
+                                    Value l) {
+  Value zero = floatConst(b, loc, l.getType(), 0.0);
+  Value empty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, l, zero);
+  Value o = arith::DivFOp::create(b, loc, acc, l);
+  return arith::SelectOp::create(b, loc, empty, zero, o);
+}
+
+//===----------------------------------------------------------------------===//
+// RoPE tables
+//===----------------------------------------------------------------------===//
+
+FloatType posenc::rotaryAngleType(MLIRContext *ctx, AnglePrecision precision) {
+  if (precision == AnglePrecision::exact)
+    return Float64Type::get(ctx);
+  return Float32Type::get(ctx);
+}
+
+Value posenc::buildRotaryInvFreqConstant(OpBuilder &b, Location loc,
+                                         RotaryAttr rope, FloatType angleType) {
+  return constantTable(b, loc,
+                       computeRopeInvFreq(rope.getBaseValue(),
+                                          rope.getRotaryDim(),
+                                          rope.getScaling()),
+                       angleType);
+}
+
+/// The run-time sequence length L = max(positions) + 1 as an f64.
+static Value buildSequenceLength(OpBuilder &b, Location loc, Value positions) {
+  auto posType = cast<RankedTensorType>(positions.getType());
+  Type intType = posType.getElementType();
+  MLIRContext *ctx = b.getContext();
+  Value zero =
+      arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, 0));
+  Value init0 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, intType);
+  Value init = linalg::FillOp::create(b, loc, zero, init0).getResult(0);
+  Value maxPos =
+      buildGeneric(b, loc, positions, init,
+                   {AffineMap::getMultiDimIdentityMap(1, ctx),
+                    AffineMap::get(1, 0, {}, ctx)},
+                   {utils::IteratorType::reduction},
+                   [&](OpBuilder &b, Location loc, ValueRange args) {
+                     Value m = arith::MaxSIOp::create(b, loc, args[0], args[1]);
+                     yieldValue(b, loc, m);
+                   });
+  Value maxScalar = tensor::ExtractOp::create(b, loc, maxPos, ValueRange{});
+  Value len = arith::SIToFPOp::create(b, loc, b.getF64Type(), maxScalar);
+  return arith::AddFOp::create(b, loc, len,
+                               floatConst(b, loc, b.getF64Type(), 1.0));
+}
+
+/// Dynamic NTK's table from L: base' = base * (factor * max(L, orig) / orig
+/// - (factor - 1))^(R / (R - 2)), inv_freq[p] = base'^(-2p/R), in f64.
+static Value buildDynamicNtkInvFreq(OpBuilder &b, Location loc,
+                                    RopeScalingAttr scaling, double base,
+                                    int64_t rotaryDim, Value seqLen,
+                                    FloatType angleType) {
+  double orig = static_cast<double>(scaling.getOriginalMaxPosition());
+  Type f64 = b.getF64Type();
+  double factor = scaling.getFactorValue();
+  double r = static_cast<double>(rotaryDim);
+  Value len =
+      arith::MaximumFOp::create(b, loc, seqLen, floatConst(b, loc, f64, orig));
+  Value ratio = arith::MulFOp::create(b, loc, len,
+                                      floatConst(b, loc, f64, factor / orig));
+  ratio = arith::SubFOp::create(b, loc, ratio,
+                                floatConst(b, loc, f64, factor - 1.0));
+  Value expo = math::PowFOp::create(b, loc, ratio,
+                                    floatConst(b, loc, f64, r / (r - 2.0)));
+  Value newBase =
+      arith::MulFOp::create(b, loc, expo, floatConst(b, loc, f64, base));
+  Value logBase = math::LogOp::create(b, loc, newBase);
+  int64_t half = rotaryDim / 2;
+  MLIRContext *ctx = b.getContext();
+  Value init =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{half}, angleType);
+  return buildGeneric(
+      b, loc, ValueRange{}, init, {AffineMap::getMultiDimIdentityMap(1, ctx)},
+      iterators(1), [&](OpBuilder &b, Location loc, ValueRange) {
+        Value p = linalg::IndexOp::create(b, loc, 0);
+        Value pi = arith::IndexCastOp::create(b, loc, b.getI64Type(), p);
+        Value pf = arith::SIToFPOp::create(b, loc, f64, pi);
+        // exponent = -2p/R * ln(base')
+        Value e = arith::MulFOp::create(b, loc, pf,
+                                        floatConst(b, loc, f64, -2.0 / r));
+        e = arith::MulFOp::create(b, loc, e, logBase);
+        Value inv = math::ExpOp::create(b, loc, e);
+        yieldValue(b, loc, castFloat(b, loc, inv, angleType));
+      });
+}
+
+Value posenc::buildRopeInvFreqTable(OpBuilder &b, Location loc, RopeOp op,
+                                    Value positions, FloatType angleType) {
+  double base = op.getBase().convertToDouble();
+  int64_t rotaryDim = op.getRotaryDimOrDefault();
+  RopeScalingAttr scaling = op.getScalingAttr();
+  if (!scaling || !scaling.dependsOnSequenceLength())
+    return constantTable(b, loc, computeRopeInvFreq(base, rotaryDim, scaling),
+                         angleType);
+
+  Value seqLen = buildSequenceLength(b, loc, positions);
+  if (scaling.getKind() != RopeScalingKind::longrope)
+    return buildDynamicNtkInvFreq(b, loc, scaling, base, rotaryDim, seqLen,
+                                  angleType);
+  // LongRoPE: both tables are compile-time constants; L picks one.
+  Value shortTable = constantTable(
+      b, loc, computeRopeInvFreq(base, rotaryDim, scaling, 0), angleType);
+  Value longTable =
+      constantTable(b, loc,
+                    computeRopeInvFreq(base, rotaryDim, scaling,
+                                       scaling.getOriginalMaxPosition() + 1),
+                    angleType);
+  double orig = static_cast<double>(scaling.getOriginalMaxPosition());
+  Value isLong =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, seqLen,
+                            floatConst(b, loc, b.getF64Type(), orig));
+  return arith::SelectOp::create(b, loc, isLong, longTable, shortTable);
+}
+
+std::pair<Value, Value> posenc::buildRotaryTables(OpBuilder &b, Location loc,
+                                                  RotaryAttr rope,
+                                                  Value positions,
+                                                  Value invFreq, FloatType c) {
+  MLIRContext *ctx = b.getContext();
+  int64_t half = rope.getRotaryDim() / 2;
+  FloatType angleType = cast<FloatType>(
+      cast<RankedTensorType>(invFreq.getType()).getElementType());
+  double attentionFactor = rope.getEffectiveAttentionFactor();
+  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, positions, 0),
+                                     b.getIndexAttr(half)};
+  Value cosInit = tensor::EmptyOp::create(b, loc, sizes, c);
+  Value sinInit = tensor::EmptyOp::create(b, loc, sizes, c);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  auto byRow = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
+  auto byPair = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  auto tables = linalg::GenericOp::create(
+      b, loc, TypeRange{cosInit.getType(), sinInit.getType()},
+      ValueRange{positions, invFreq}, ValueRange{cosInit, sinInit},
+      ArrayRef<AffineMap>{byRow, byPair, id, id}, iterators(2),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        auto [cs, sn] = buildRotaryCosSin(b, loc, a[0], a[1], angleType, c,
+                                          attentionFactor);
+        linalg::YieldOp::create(b, loc, ValueRange{cs, sn});
+      });
+  return {tables.getResult(0), tables.getResult(1)};
+}
+
+//===----------------------------------------------------------------------===//
+// Run-time shape checks
+//===----------------------------------------------------------------------===//
+
+void posenc::buildAttentionShapeChecks(OpBuilder &b, Location loc,
+                                       StringRef opName, Value q, Value k,
+                                       Value v,
+                                       std::optional<int64_t> groupedDim) {
+  int64_t n = cast<RankedTensorType>(q.getType()).getRank() - 2;
+  if (groupedDim && (*groupedDim < 0 || *groupedDim >= n))
+    groupedDim = std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    if (groupedDim && *groupedDim == i)
+      continue; // query heads are a multiple of k/v's (verified)
+    assertDimsEqual(b, loc, q, i, k, i,
+                    opName + ": batch dim " + Twine(i) +
+                        " of 'key' differs from 'query'");
+    assertDimsEqual(b, loc, q, i, v, i,
+                    opName + ": batch dim " + Twine(i) +
+                        " of 'value' differs from 'query'");
+  }
+  assertDimsEqual(b, loc, q, n + 1, k, n + 1,
+                  opName + ": head dim D of 'key' differs from 'query'");
+  assertDimsEqual(b, loc, k, n, v, n,
+                  opName + ": sequence dim of 'value' differs from 'key'");
+  if (groupedDim)
+    assertDimsEqual(b, loc, k, *groupedDim, v, *groupedDim,
+                    opName + ": heads of 'value' differ from 'key'");
+}
+
+void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
+                                              FusedAttentionOp op) {
+  Location loc = op.getLoc();
+  Value q = op.getQuery(), k = op.getKey();
+  int64_t rank = cast<RankedTensorType>(q.getType()).getRank();
+  int64_t n = rank - 2;
+  std::optional<int64_t> groupedDim;
+  if (rank >= 3)
+    groupedDim = n - 1;
+  StringRef name = "posenc.fused_attention";
+  buildAttentionShapeChecks(b, loc, name, q, k, op.getValue(), groupedDim);
+  if (Value p = op.getQPositions())
+    assertDimsEqual(b, loc, p, 0, q, n,
+                    name + ": length of 'q_positions' differs from the "
+                           "sequence dim of 'query'");
+  if (Value p = op.getKPositions())
+    assertDimsEqual(b, loc, p, 0, k, n,
+                    name + ": length of 'k_positions' differs from the "
+                           "sequence dim of 'key'");
+}
