@@ -1,6 +1,6 @@
 //===- PosencMathTest.cpp - RoPE frequency and ALiBi slope tables ---------===//
 //
-// Expected values are worked out by hand from the formulas in SPEC.md, not
+// Expected values are worked out by hand from the formulas in docs/spec.md, not
 // copied from the code under test.
 //
 //===----------------------------------------------------------------------===//

@@ -10,7 +10,7 @@ def PosencToLinalgPass : Pass<"posenc-to-linalg"> {
   let description = [{
     Lowers `posenc.sinusoidal`, `posenc.rope`, `posenc.alibi_bias`,
     `posenc.attention` and `posenc.rel_pos_attention` to `linalg.generic` ops
-    on tensors, one op per formula of SPEC.md, materializing every
+    on tensors, one op per formula of docs/spec.md, materializing every
     intermediate (the full `Sq x Sk` score matrix, the rotated copy of the
     input, the Shaw `q . rel_key` table). It is the plain, obviously correct
     semantic baseline that fused lowerings are checked against, not a fast
