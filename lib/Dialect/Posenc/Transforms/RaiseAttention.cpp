@@ -150,7 +150,7 @@ static void peelRepeat(KVOperand &kv) {
       bool unit = type.getDimSize(d) == 1;
       if (inputIndex[d] >= 0) {
         inputGroups[part].push_back(inputIndex[d]);
-        if (!unit && seenRepeat)
+        if (!unit && seenRepeat && part == 0)
           return; // a kv dim varies faster than the repeat: not repeat_kv
       } else if (!unit) {
         if (part != 0)
