@@ -211,16 +211,20 @@ matchScores(Value scores, AttentionMatch &m, Failure &why) {
       return qk;
     std::optional<Elementwise> add = matchElementwiseOf<arith::AddFOp>(scores);
     if (!add) {
-      why = "the softmax input is not scale * Q.K^T + bias";
+      std::optional<Elementwise> e = matchElementwise(scores);
+      why = e && isa<arith::MulFOp, arith::DivFOp>(e->payload)
+                ? "the scores are scaled by a tensor that is not one scalar"
+                : "the softmax input is not scale * Q.K^T + bias";
       return failure();
     }
-    int chain = reachesMatmul(add->args[0].input ? add->args[0].input->get()
-                                                 : Value())
-                    ? 0
-                    : 1;
+    // The scores are the operand that reaches Q.K^T, else the one read
+    // whole (to report what stops the walk there).
+    auto reaches = [&](int i) {
+      return add->args[i].input && reachesMatmul(add->args[i].input->get());
+    };
+    int chain = reaches(0) ? 0 : reaches(1) ? 1 : add->isIdentity(add->args[0]) ? 0 : 1;
     const Elementwise::Arg &s = add->args[chain], &b = add->args[1 - chain];
-    if (!s.input || !add->isIdentity(s) || !b.input ||
-        !reachesMatmul(s.input->get())) {
+    if (!s.input || !add->isIdentity(s) || !b.input) {
       why = "the softmax input is not scale * Q.K^T + bias";
       return failure();
     }

@@ -173,6 +173,13 @@ std::optional<SoftmaxMatch> raise::matchSoftmax(Value p, std::string &why) {
       sum.reset();
   }
   if (!sum || !isa<arith::AddFOp>(sum->combiner) || sum->init != 0.0) {
+    // Only a product or quotient involving an exp is a softmax candidate.
+    if (llvm::none_of(norm->args, [](const Elementwise::Arg &a) {
+          return a.input && matchElementwiseOf<math::ExpOp>(a.input->get());
+        })) {
+      why = "";
+      return std::nullopt;
+    }
     why = "normalization is not exp(x) divided by (or times the reciprocal "
           "of) its zero-init sum-reduction";
     return std::nullopt;
