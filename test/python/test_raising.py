@@ -93,3 +93,29 @@ def test_llama_block_raised_equals_unraised(case):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("s,h,d", [(9, 2, 16), (40, 3, 32)])
+def test_padding_mask_stays_a_bias(s, h, d):
+    """A run-time padding mask (finite lowest value on padded keys) is the
+    bias operand of the raised attention."""
+    rng = np.random.default_rng(s * 100 + h)
+    projs = [rng.standard_normal((1, s, h * d)).astype(np.float32) for _ in range(3)]
+    mask = np.zeros((1, 1, 1, s), np.float32)
+    mask[..., s - 3:] = np.finfo(np.float32).min  # the last three keys are padding
+    ir = tosa_blocks.padded_attention_block(s, h, d)
+    counts, raised_ir = raised_ops(ir)
+    assert counts == {"attention": 1, "rope": 0} and "bias(" in raised_ir, raised_ir
+
+    def heads(x):
+        return x.reshape(1, s, h, d).transpose(0, 2, 1, 3)
+
+    want = ref.attention(heads(projs[0]), heads(projs[1]), heads(projs[2]),
+                         bias=mask.astype(np.float64))
+    want = want.transpose(0, 2, 1, 3).reshape(1, s, h * d)
+    args = (*projs, mask)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(*args)
+    raised = posenc.compile(ir, pipeline=RAISED)(*args)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

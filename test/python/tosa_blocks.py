@@ -195,7 +195,9 @@ def _attention_core(t, q, k, v, s, hq, d, scale, mask):
                    [hq, s, s])
     s4 = t.reshape(scores, [hq, s, s], [1, hq, s, s])
     shape = [1, hq, s, s]
-    if mask is not None:
+    if isinstance(mask, str):  # a run-time padding mask argument [1, 1, 1, S]
+        s4 = t.binary("add", s4, shape, mask, [1, 1, 1, s], shape)
+    elif mask is not None:
         s4 = t.binary("add", s4, shape, t.const(mask, [1, 1, s, s]),
                       [1, 1, s, s], shape)
     mx, red = t.reduce("reduce_max", s4, shape, 3)
@@ -238,3 +240,18 @@ def llama_block(s, hq, hkv, d, base=500000.0, scaling=None, mask="lowest",
             f"%k_proj: {ty([1, s, hkv * d])}, %v_proj: {ty([1, s, hkv * d])}, "
             f"%position_ids: {ty([1, s], 'i32')}) -> {ty([1, s, hq * d])} {{\n"
             + "\n".join(t.lines) + f"\n    return {out} : {ty([1, s, hq * d])}\n}}\n")
+
+
+def padded_attention_block(s, h, d, scale=None):
+    """Attention without position encoding and with HuggingFace's padding
+    mask as a run-time argument: (q_proj [1,S,H*D], k_proj, v_proj,
+    mask [1,1,1,S]) -> [1,S,H*D]. The mask stays an additive bias."""
+    t = _Tosa()
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    q, k, v = (_heads(t, f"%{n}_proj", s, h, d) for n in "qkv")
+    out = _attention_core(t, q, k, v, s, h, d, scale, "%mask")
+    ty = _Tosa.ty
+    return (f"func.func @padded_attention(%q_proj: {ty([1, s, h * d])}, "
+            f"%k_proj: {ty([1, s, h * d])}, %v_proj: {ty([1, s, h * d])}, "
+            f"%mask: {ty([1, 1, 1, s])}) -> {ty([1, s, h * d])} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty([1, s, h * d])}\n}}\n")

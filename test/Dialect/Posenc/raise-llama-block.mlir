@@ -1,6 +1,7 @@
 // RUN: posenc-opt %s --posenc-import-tosa --posenc-raise | FileCheck %s --check-prefix=RAISE
 // RUN: posenc-opt %s --posenc-import-tosa --posenc-cpu-pipeline="raise=false" --mlir-print-ir-after=posenc-decompose-attention 2>&1 | FileCheck %s --check-prefix=UNRAISED
 // RUN: posenc-opt %s --posenc-import-tosa --posenc-cpu-pipeline --mlir-print-ir-after=posenc-decompose-attention 2>&1 | FileCheck %s --check-prefix=FUSED
+// RUN: posenc-opt %s --posenc-import-tosa --posenc-to-nvvm="format=isa" --mlir-print-ir-after=posenc-decompose-attention 2>&1 | FileCheck %s --check-prefix=FUSED
 
 // A LLaMA-style attention block written the way a TOSA exporter writes it
 // (test/python/tosa_blocks.py, llama_block(24, 4, 2, 64, llama3)): q/k/v
@@ -20,7 +21,8 @@
 // RAISE-NOT: linalg.batch_matmul
 // RAISE-NOT: math.exp
 //
-// Through posenc-cpu-pipeline, after the attention decomposition: the
+// Through posenc-cpu-pipeline (and posenc-to-nvvm, which raises the same
+// way), after the attention decomposition: the
 // unraised graph materializes the 24 x 24 scores and the rotated Q and K
 // (elementwise generics over [1, H, 24, 64]); the raised one reads Q/K/V
 // tiles from the transposed projections, rotating them as they are loaded,

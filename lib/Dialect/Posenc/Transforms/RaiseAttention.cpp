@@ -167,19 +167,17 @@ static void peelRepeat(KVOperand &kv) {
   kv.repeat = repeat;
 }
 
-/// K from the right operand of `Q . K^T` ([N, D, Sk]): a linalg.transpose
-/// swapping the last two dims, possibly also permuting leading dims.
-static FailureOr<KVOperand> matchTransposedKey(Value rhs, Failure &why) {
+/// K from the right operand of `Q . K^T` ([N, D, Sk]). `K^T = transpose(X,
+/// P)` gives `K = transpose(X, P')` with the last two entries of P swapped:
+/// X itself when P' is the identity (the usual swap of the last two dims),
+/// else a transpose the rewrite builds (two folded TOSA transposes). Without
+/// a transpose the rewrite transposes the operand itself.
+static KVOperand matchTransposedKey(Value rhs) {
   auto transpose = peelLeadingReshapes(rhs).getDefiningOp<linalg::TransposeOp>();
-  int64_t rank = transpose ? transpose.getPermutation().size() : 0;
-  if (!transpose || transpose.getPermutation()[rank - 1] != rank - 2 ||
-      transpose.getPermutation()[rank - 2] != rank - 1) {
-    why = "the key operand of Q.K^T is not a linalg.transpose swapping the "
-          "last two dims";
-    return failure();
-  }
+  if (!transpose)
+    return KVOperand{rhs, {0, 2, 1}, {}, 1};
+  int64_t rank = transpose.getPermutation().size();
   KVOperand key;
-  key.base = peelLeadingReshapes(transpose.getInput());
   SmallVector<int64_t> perm(transpose.getPermutation());
   std::swap(perm[rank - 1], perm[rank - 2]);
   if (!llvm::equal(perm, llvm::seq<int64_t>(0, rank))) {
@@ -187,6 +185,7 @@ static FailureOr<KVOperand> matchTransposedKey(Value rhs, Failure &why) {
     key.permutation = perm;
     return key;
   }
+  key.base = peelLeadingReshapes(transpose.getInput());
   peelRepeat(key);
   return key;
 }
@@ -272,10 +271,7 @@ static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
     return failure();
   }
   m.query = peelScale(qk->getDpsInputs()[0], m.scale);
-  FailureOr<KVOperand> key = matchTransposedKey(qk->getDpsInputs()[1], why);
-  if (failed(key))
-    return failure();
-  m.key = *key;
+  m.key = matchTransposedKey(qk->getDpsInputs()[1]);
   m.value.base = peelLeadingReshapes(pv.getDpsInputs()[1]);
   peelRepeat(m.value);
   if (!m.key.permutation.empty() && m.value.repeat != 1)

@@ -101,7 +101,9 @@ matchAngles(Value f, RopeMatch &m, std::string &why) {
     const Elementwise::Arg &pos = mul->args[i], &freq = mul->args[1 - i];
     AffineMap posMap = mul->map(pos), freqMap = mul->map(freq);
     // inv_freq varies along the last dim only, positions along dim -2 only.
-    if (!freqMap.isFunctionOfDim(rank - 1) || posMap.isFunctionOfDim(rank - 1) ||
+    if (!freqMap.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        !posMap.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        !freqMap.isFunctionOfDim(rank - 1) || posMap.isFunctionOfDim(rank - 1) ||
         !posMap.isFunctionOfDim(rank - 2))
       continue;
     auto fType = cast<ShapedType>(f.getType());
