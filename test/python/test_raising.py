@@ -119,3 +119,26 @@ def test_padding_mask_stays_a_bias(s, h, d):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("h,s,d,base,scaling,offset", [
+    (2, 7, 16, 10000.0, None, 0),
+    (3, 33, 64, 500000.0, LLAMA3, 250),
+    (1, 12, 32, 10000.0, {"kind": "linear", "factor": 2.0}, 3),
+])
+def test_interleaved_rope_raised_equals_unraised(h, s, d, base, scaling, offset):
+    """Meta's LLaMA rotation in real arithmetic (tosa_blocks.rope_interleaved)
+    raises to posenc.rope interleaved; both programs match the reference."""
+    rng = np.random.default_rng(h * 1000 + s)
+    x = rng.standard_normal((1, h, s, d)).astype(np.float32)
+    positions = (np.arange(s, dtype=np.int32) + offset).reshape(1, s)
+    ir = "func.func @rope" + tosa_blocks.rope_interleaved(
+        h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling))
+    counts, raised_ir = raised_ops(ir)
+    assert counts["rope"] == 1 and "layout interleaved" in raised_ir, raised_ir
+    want = ref.rope(x, positions[0], "interleaved", base, scaling=scaling)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
+    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

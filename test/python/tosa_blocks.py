@@ -170,6 +170,50 @@ def _apply_rope(t, x, shape, cos, sin):
                     t.mul(rot, shape, sin, table, shape), shape, shape)
 
 
+def _pair_tables(t, pos, s, d, inv_freq):
+    """cos/sin [1, 1, S, D/2, 1] of f = float(pos) * inv_freq (no concat)."""
+    inv = t.const(inv_freq, [1, 1, d // 2])
+    p3 = t.reshape(pos, [1, s], [1, s, 1], "i32")
+    pf = t.unary("cast", p3, [1, s, 1], elem="i32")
+    freqs = t.mul(pf, [1, s, 1], inv, [1, 1, d // 2], [1, s, d // 2])
+    return tuple(t.reshape(t.unary(fn, freqs, [1, s, d // 2]), [1, s, d // 2],
+                           [1, 1, s, d // 2, 1]) for fn in ("cos", "sin"))
+
+
+def _apply_rope_interleaved(t, x, shape, cos, sin, sign_swapped=False):
+    """Meta's LLaMA rotation in real arithmetic: pairs (x[2p], x[2p+1]) by a
+    reshape to [..., D/2, 2]; (a cos - b sin, a sin + b cos); reshape back.
+    `sign_swapped` writes (a cos + b sin, b cos - a sin): the other
+    direction."""
+    pairs = list(shape[:-1]) + [shape[-1] // 2, 2]
+    one = list(shape[:-1]) + [shape[-1] // 2, 1]
+    xr = t.reshape(x, shape, pairs)
+    a = t.slice(xr, pairs, [0] * 5, one)
+    b = t.slice(xr, pairs, [0] * 4 + [1], one)
+    table = [1, 1, shape[2], shape[-1] // 2, 1]
+    ac, bs = t.mul(a, one, cos, table, one), t.mul(b, one, sin, table, one)
+    asn, bc = t.mul(a, one, sin, table, one), t.mul(b, one, cos, table, one)
+    if sign_swapped:
+        first = t.binary("add", ac, one, bs, one, one)
+        second = t.binary("sub", bc, one, asn, one, one)
+    else:
+        first = t.binary("sub", ac, one, bs, one, one)
+        second = t.binary("add", asn, one, bc, one, one)
+    out, _ = t.concat(first, second, one, 4)
+    return t.reshape(out, pairs, shape)
+
+
+def rope_interleaved(h, s, d, inv_freq, sign_swapped=False):
+    """posenc.rope interleaved as an exporter writes it: (x [1,H,S,D],
+    position_ids [1,S]) -> [1,H,S,D]."""
+    t = _Tosa()
+    cos, sin = _pair_tables(t, "%pos", s, d, inv_freq)
+    out = _apply_rope_interleaved(t, "%x", [1, h, s, d], cos, sin, sign_swapped)
+    ty = _Tosa.ty
+    return (f"(%x: {ty([1, h, s, d])}, %pos: {ty([1, s], 'i32')}) -> {ty([1, h, s, d])} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty([1, h, s, d])}\n}}\n")
+
+
 def _heads(t, proj, s, h, d):
     """[1, S, H*D] -> [1, H, S, D]."""
     x = t.reshape(proj, [1, s, h * d], [1, s, h, d])

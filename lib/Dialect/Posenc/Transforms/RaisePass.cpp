@@ -26,6 +26,7 @@ void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
                                            bool emitRemarks) {
   raise::populateRaiseAttentionPatterns(patterns, emitRemarks);
   raise::populateRaiseRopePatterns(patterns, emitRemarks);
+  raise::populateRaiseInterleavedRopePatterns(patterns, emitRemarks);
   // Consecutive reshapes merge, so the matchers see one reshape at a time.
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                        patterns.getContext());
@@ -60,6 +61,9 @@ struct PosencRaisePass
       } else if (isa<linalg::GenericOp>(op)) {
         why = raise::explainRope(op);
         what = "posenc.rope";
+      } else if (isa<tensor::CollapseShapeOp>(op)) {
+        why = raise::explainInterleavedRope(op);
+        what = "posenc.rope (interleaved)";
       }
       if (why && !why->empty())
         op->emitRemark("not raised to ") << what << ": " << *why;

@@ -62,6 +62,26 @@ struct RopeFrequencies {
 std::optional<RopeFrequencies> recoverRopeFrequencies(
     llvm::ArrayRef<double> invFreq, mlir::MLIRContext *ctx, std::string &why);
 
+/// What a RoPE matcher found.
+struct RopeMatch {
+  mlir::Value input;     ///< x [..., S, D]
+  mlir::Value positions; ///< integer positions; any shape with S elements
+  mlir::DenseElementsAttr constantPositions; ///< or integral float constants
+  RopeFrequencies frequencies;
+};
+
+/// Matches the angles `f = float(positions) * inv_freq` ([..., S, R/2],
+/// positions along dim -2, the constant inverse frequencies along dim -1)
+/// and recovers the frequencies for a rotation of `x` ([..., S, D], f32,
+/// R = D). Fills `m` (all but `input`); on failure says why.
+bool matchRopeAngles(mlir::Value f, mlir::Value x, RopeMatch &m,
+                     std::string &why);
+
+/// Replaces `root` by posenc.rope(m.input, positions) with `layout`.
+mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
+                                    mlir::Operation *root, const RopeMatch &m,
+                                    Layout layout, bool emitRemark);
+
 /// Why the `P . V` candidate `op` is not raised to posenc.attention (empty:
 /// not a candidate, i.e. its left operand is no softmax-like value), or
 /// std::nullopt when it would be raised.
@@ -71,10 +91,16 @@ std::optional<std::string> explainAttention(mlir::Operation *op);
 /// candidate), or std::nullopt when it would be raised.
 std::optional<std::string> explainRope(mlir::Operation *op);
 
+/// Why the interleaved-RoPE-shaped collapse `op` is not raised (empty: not
+/// a candidate), or std::nullopt when it would be raised.
+std::optional<std::string> explainInterleavedRope(mlir::Operation *op);
+
 void populateRaiseAttentionPatterns(mlir::RewritePatternSet &patterns,
                                     bool emitRemarks);
 void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,
                                bool emitRemarks);
+void populateRaiseInterleavedRopePatterns(mlir::RewritePatternSet &patterns,
+                                          bool emitRemarks);
 
 } // namespace posenc::raise
 

@@ -26,17 +26,6 @@ using namespace mlir;
 using namespace posenc;
 using namespace posenc::raise;
 
-namespace {
-
-struct RopeMatch {
-  Value input;        ///< x [..., S, D]
-  Value positions;    ///< integer positions; any shape with S elements
-  DenseElementsAttr constantPositions; ///< or integral float constants
-  RopeFrequencies frequencies;
-};
-
-} // namespace
-
 /// `v` = rotate_half(x): returns x.
 static Value matchRotateHalf(Value v) {
   auto halves = matchHalvesConcat(v);
@@ -139,6 +128,24 @@ matchAngles(Value f, RopeMatch &m, std::string &why) {
   return std::nullopt;
 }
 
+bool raise::matchRopeAngles(Value f, Value x, RopeMatch &m, std::string &why) {
+  std::optional<SmallVector<double>> invFreq = matchAngles(f, m, why);
+  if (!invFreq)
+    return false;
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.getElementType().isF32() ||
+      static_cast<int64_t>(invFreq->size()) * 2 != type.getShape().back()) {
+    why = "only f32 inputs with one inverse frequency per pair are raised";
+    return false;
+  }
+  std::optional<RopeFrequencies> freqs =
+      recoverRopeFrequencies(*invFreq, f.getContext(), why);
+  if (!freqs)
+    return false;
+  m.frequencies = *freqs;
+  return true;
+}
+
 /// Matches `out` = x*cos(emb) + rotate_half(x)*sin(emb) (see the header).
 static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
   std::optional<Elementwise> add = matchElementwiseOf<arith::AddFOp>(out);
@@ -149,6 +156,13 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
       matchElementwiseOf<arith::MulFOp>(add->args[0].input->get()),
       matchElementwiseOf<arith::MulFOp>(add->args[1].input->get())};
   if (!muls[0] || !muls[1])
+    return std::nullopt;
+  // A candidate multiplies a concatenation of two halves (rotate_half).
+  if (llvm::none_of(muls, [](const std::optional<Elementwise> &mul) {
+        return llvm::any_of(mul->args, [](const Elementwise::Arg &a) {
+          return a.input && matchHalvesConcat(a.input->get());
+        });
+      }))
     return std::nullopt;
   // Find (x, cos table) in one product and (rotate_half(x), sin table) in
   // the other, each product's operands in either order.
@@ -183,20 +197,8 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
     why = "the angles are not concat(f, f) along the last dim";
     return std::nullopt;
   }
-  std::optional<SmallVector<double>> invFreq = matchAngles(halves->first, m, why);
-  if (!invFreq)
+  if (!matchRopeAngles(halves->first, m.input, m, why))
     return std::nullopt;
-  auto type = cast<RankedTensorType>(m.input.getType());
-  if (!type.getElementType().isF32() ||
-      static_cast<int64_t>(invFreq->size()) * 2 != type.getShape().back()) {
-    why = "only f32 inputs with one inverse frequency per pair are raised";
-    return std::nullopt;
-  }
-  std::optional<RopeFrequencies> freqs =
-      recoverRopeFrequencies(*invFreq, out.getContext(), why);
-  if (!freqs)
-    return std::nullopt;
-  m.frequencies = *freqs;
   return m;
 }
 
@@ -221,6 +223,35 @@ static FailureOr<Value> buildPositions(OpBuilder &b, Location loc,
       .getResult();
 }
 
+LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
+                                    const RopeMatch &m, Layout layout,
+                                    bool emitRemark) {
+  auto type = cast<RankedTensorType>(m.input.getType());
+  int64_t seqLen = type.getDimSize(type.getRank() - 2);
+  auto posType = dyn_cast<RankedTensorType>(
+      m.constantPositions ? m.constantPositions.getType()
+                          : m.positions.getType());
+  if (!posType ||
+      (posType.hasStaticShape() && posType.getNumElements() != seqLen))
+    return rewriter.notifyMatchFailure(root, "positions are not one per row");
+  FailureOr<Value> positions =
+      buildPositions(rewriter, root->getLoc(), m, seqLen);
+  if (failed(positions))
+    return rewriter.notifyMatchFailure(root, "positions vary along a batch dim");
+  MLIRContext *ctx = root->getContext();
+  auto rope = RopeOp::create(
+      rewriter, root->getLoc(), type, m.input, *positions,
+      LayoutAttr::get(ctx, layout),
+      rewriter.getF64FloatAttr(m.frequencies.base), IntegerAttr(),
+      m.frequencies.scaling, FloatAttr(),
+      AnglePrecisionAttr::get(ctx, AnglePrecision::fast));
+  if (emitRemark)
+    rope->emitRemark("raised to posenc.rope (")
+        << stringifyLayout(layout) << " layout)";
+  rewriter.replaceOp(root, rope.getResult());
+  return success();
+}
+
 namespace {
 
 struct RaiseRope : OpRewritePattern<linalg::GenericOp> {
@@ -235,28 +266,7 @@ struct RaiseRope : OpRewritePattern<linalg::GenericOp> {
     std::optional<RopeMatch> m = matchRope(op->getResult(0), why);
     if (!m)
       return rewriter.notifyMatchFailure(op, why);
-    auto type = cast<RankedTensorType>(m->input.getType());
-    int64_t seqLen = type.getDimSize(type.getRank() - 2);
-    auto posType = dyn_cast<RankedTensorType>(
-        m->constantPositions ? m->constantPositions.getType()
-                             : m->positions.getType());
-    if (!posType ||
-        (posType.hasStaticShape() && posType.getNumElements() != seqLen))
-      return rewriter.notifyMatchFailure(op, "positions are not one per row");
-    FailureOr<Value> positions =
-        buildPositions(rewriter, op.getLoc(), *m, seqLen);
-    if (failed(positions))
-      return rewriter.notifyMatchFailure(op, "positions vary along a batch dim");
-    auto rope = RopeOp::create(
-        rewriter, op.getLoc(), type, m->input, *positions,
-        LayoutAttr::get(getContext(), Layout::half),
-        rewriter.getF64FloatAttr(m->frequencies.base), IntegerAttr(),
-        m->frequencies.scaling, FloatAttr(),
-        AnglePrecisionAttr::get(getContext(), AnglePrecision::fast));
-    if (remarks)
-      rope->emitRemark("raised to posenc.rope (half layout)");
-    rewriter.replaceOp(op, rope.getResult());
-    return success();
+    return replaceWithRope(rewriter, op, *m, Layout::half, remarks);
   }
 
   bool remarks;

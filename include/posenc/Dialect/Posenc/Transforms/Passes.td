@@ -45,6 +45,9 @@ def PosencRaisePass : Pass<"posenc-raise"> {
     unchanged. Every rewrite is exact: structure and constant values must
     prove that the posenc op computes the same function, up to f32 rounding
     (see docs/raising.md for each accepted form and its tolerance).
+    Note on masks: a constant bias is compared with the causal pattern value
+    by value; a run-time bias is passed through unchanged (a row it hides
+    entirely with -inf gives NaN in the graph and zeros in posenc.attention).
 
     - **Attention** rooted at `P . V` (`linalg.batch_matmul` with a zero
       init): `P` is a softmax over the key dim (`linalg.softmax`, or the
@@ -69,6 +72,11 @@ def PosencRaisePass : Pass<"posenc-raise"> {
       numerically (within 8 f32 ulps) with posenc's own formulas to recover
       `base` and the scaling (none, linear, llama3; NTK is `none` with the
       adjusted base); no match, no rewrite.
+    - **RoPE, interleaved layout** rooted at the reshape back of
+      `concat(a cos - b sin, a sin + b cos)` where `a`, `b` are the two
+      elements of each pair of `x` reshaped to `[..., D/2, 2]` (Meta's LLaMA
+      rotation in real arithmetic), cos/sin of `float(positions) * inv_freq`
+      read along (S, pair); frequencies recovered as for the half layout.
 
     With `remarks=true` the pass emits a remark on every op it raised and,
     for each candidate it left alone (a `P . V` matmul, a RoPE-shaped add),
