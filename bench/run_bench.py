@@ -32,7 +32,14 @@ ROOT = os.path.dirname(HERE)
 PIPELINES = {
     "fused": "builtin.module(posenc-cpu-pipeline{reference=false})",
     "reference": "builtin.module(posenc-cpu-pipeline{reference=true})",
+    # The TOSA-form LLaMA block (kind "tosa_llama"): the default pipeline,
+    # which raises it, and the same pipeline with raising off.
+    "raised": "builtin.module(posenc-import-tosa, posenc-cpu-pipeline)",
+    "unraised": "builtin.module(posenc-import-tosa, posenc-cpu-pipeline{raise=false})",
+    # The same block written by hand with posenc ops.
+    "handwritten": "builtin.module(posenc-cpu-pipeline)",
 }
+LLAMA3 = {"kind": "llama3", "factor": 8.0}
 
 
 def ttype(shape, elem="f32"):
@@ -53,7 +60,7 @@ class Case:
 
     # Work and traffic -------------------------------------------------------
     def flops(self):
-        if self.kind != "attention":
+        if self.kind not in ("attention", "tosa_llama"):
             return 0.0
         p = self.p
         f = 4.0 * p["s"] * p["s"] * p["d"] * p["h"]
@@ -69,8 +76,10 @@ class Case:
         return 4 * (h * s * d + 2 * hkv * s * d + h * s * d)
 
     # Program ----------------------------------------------------------------
-    def program(self):
+    def program(self, impl=None):
         p = self.p
+        if self.kind == "tosa_llama":
+            return self.llama_program(impl)
         if self.kind == "rope":
             xt, mt = ttype(p["shape"]), mtype(p["shape"])
             s = p["shape"][-2]
@@ -111,6 +120,42 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
         return (f"func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}{extra_args}, %out: {mt}) {{\n"
                 + "\n".join(body) + "\n  return\n}")
 
+    def llama_program(self, impl):
+        """The LLaMA block as a TOSA exporter writes it (test/python/
+        tosa_blocks.py), or, for "handwritten", with posenc ops."""
+        p = self.p
+        s, d, h, hkv = p["s"], p["d"], p["h"], p["hkv"]
+        if impl != "handwritten":
+            sys.path.insert(0, os.path.join(ROOT, "test", "python"))
+            import tosa_blocks
+            return tosa_blocks.llama_block(s, h, hkv, d, 500000.0, LLAMA3, "lowest")
+        proj = {n: ttype([1, s, n * d]) for n in (h, hkv)}
+        heads = {n: ttype([1, n, s, d]) for n in (h, hkv)}
+        lines = []
+        for name, n in (("q", h), ("k", hkv), ("v", hkv)):
+            lines += [
+                f"  %{name}4 = tensor.expand_shape %{name}_proj [[0], [1], [2, 3]] "
+                f"output_shape [1, {s}, {n}, {d}] : {proj[n]} into {ttype([1, s, n, d])}",
+                f"  %{name}e = tensor.empty() : {heads[n]}",
+                f"  %{name}t = linalg.transpose ins(%{name}4 : {ttype([1, s, n, d])}) "
+                f"outs(%{name}e : {heads[n]}) permutation = [0, 2, 1, 3]"]
+        rope = ("layout half {base = 5.0e+05 : f64, scaling = "
+                "#posenc.rope_scaling<llama3, factor = 8.0>}")
+        lines += [
+            f"  %pos = tensor.collapse_shape %position_ids [[0, 1]] : tensor<1x{s}xi32> into tensor<{s}xi32>",
+            f"  %qr = posenc.rope %qt, %pos {rope} : {heads[h]}, tensor<{s}xi32>",
+            f"  %kr = posenc.rope %kt, %pos {rope} : {heads[hkv]}, tensor<{s}xi32>",
+            f"  %o = posenc.attention %qr, %kr, %vt {{causal}} : {heads[h]}, {heads[hkv]}, "
+            f"{heads[hkv]} -> {heads[h]}",
+            f"  %oe = tensor.empty() : {ttype([1, s, h, d])}",
+            f"  %ot = linalg.transpose ins(%o : {heads[h]}) outs(%oe : {ttype([1, s, h, d])}) "
+            "permutation = [0, 2, 1, 3]",
+            f"  %out = tensor.collapse_shape %ot [[0], [1], [2, 3]] : {ttype([1, s, h, d])} into {proj[h]}",
+            f"  return %out : {proj[h]}"]
+        return (f"func.func @llama_block(%q_proj: {proj[h]}, %k_proj: {proj[hkv]}, "
+                f"%v_proj: {proj[hkv]}, %position_ids: tensor<1x{s}xi32>) -> {proj[h]} {{\n"
+                + "\n".join(lines) + "\n}")
+
     def expected(self, args):
         """The numpy reference result (posenc.reference, from docs/spec.md)."""
         from posenc import reference as ref
@@ -118,6 +163,13 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
         a = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in args]
         if self.kind == "rope":
             return ref.rope(a[0], a[1], p["layout"])
+        if self.kind == "tosa_llama":
+            s, d, h, hkv = p["s"], p["d"], p["h"], p["hkv"]
+            heads = lambda x, n: x.reshape(1, s, n, d).transpose(0, 2, 1, 3)  # noqa: E731
+            q = ref.rope(heads(a[0], h), a[3][0], "half", 500000.0, scaling=LLAMA3)
+            k = ref.rope(heads(a[1], hkv), a[3][0], "half", 500000.0, scaling=LLAMA3)
+            o = ref.attention(q, k, heads(a[2], hkv), causal=True)
+            return o.transpose(0, 2, 1, 3).reshape(1, s, h * d)
         enc = p.get("encoding", "plain")
         causal = p.get("causal", True)
         if enc == "shaw":
@@ -133,6 +185,10 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
 
     def inputs(self, rng):
         p = self.p
+        if self.kind == "tosa_llama":
+            s, d, h, hkv = p["s"], p["d"], p["h"], p["hkv"]
+            args = [rng.standard_normal((1, s, n * d), dtype=np.float32) for n in (h, hkv, hkv)]
+            return args + [np.arange(s, dtype=np.int32).reshape(1, s)], None
         if self.kind == "rope":
             x = rng.standard_normal(p["shape"], dtype=np.float32)
             pos = np.arange(p["shape"][-2], dtype=np.int32)
@@ -164,6 +220,8 @@ def all_cases(quick):
                               encoding=enc))
         cases.append(Case("attn-shaw16-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="shaw", K=16))
+        cases.append(Case("tosa-llama-s64", "tosa_llama", ["raised", "handwritten", "unraised"],
+                          s=64, d=64, h=4, hkv=2))
         return cases
     for layout in ("interleaved", "half"):
         cases.append(Case(f"rope-{layout}", "rope", ["fused", "reference"],
@@ -180,6 +238,8 @@ def all_cases(quick):
             cases.append(Case(f"attn-shaw{kk}-s{s}", "attention", ["fused"] + ref,
                               s=s, d=128, h=32, encoding="shaw", K=kk))
     cases.append(Case("attn-plain-s16384", "attention", ["fused"], s=16384, d=128, h=32))
+    cases.append(Case("tosa-llama-s2048", "tosa_llama", ["raised", "handwritten", "unraised"],
+                      s=2048, d=128, h=8, hkv=2))
     return cases
 
 
@@ -220,7 +280,7 @@ def measure(case, impl, build, repeat, threads):
     else:
         import posenc
         try:
-            compiled = posenc.compile(case.program(), pipeline=PIPELINES[impl])
+            compiled = posenc.compile(case.program(impl), pipeline=PIPELINES[impl])
         except posenc.PosencError as e:
             return {"error": str(e).splitlines()[0][:200]}
         if impl == "fused":
@@ -229,7 +289,10 @@ def measure(case, impl, build, repeat, threads):
             plain = posenc.compile(case.program(), pipeline=PIPELINES["reference"])
             if plain.lowered_ir == compiled.lowered_ir:
                 return {"error": "the pipeline has no fused path yet"}
-        fn = lambda args, out: compiled(*args, out)  # noqa: E731
+        if case.kind == "tosa_llama":  # returns its result
+            fn = lambda args, out: compiled(*args)  # noqa: E731
+        else:
+            fn = lambda args, out: compiled(*args, out)  # noqa: E731
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     args, out = case.inputs(rng)
     fn(args, out)  # warm-up (page faults, caches)
@@ -237,7 +300,7 @@ def measure(case, impl, build, repeat, threads):
     deadline = time.perf_counter() + 20.0
     for _ in range(repeat):
         t0 = time.perf_counter()
-        fn(args, out)
+        result_out = fn(args, out)
         times.append(time.perf_counter() - t0)
         if time.perf_counter() > deadline and len(times) >= 3:
             break
@@ -245,7 +308,8 @@ def measure(case, impl, build, repeat, threads):
     result = {"median_s": statistics.median(times), "runs": len(times),
               "peak_rss": peak, "base_rss": base_rss}
     if ARGS.check:
-        result["max_err"] = float(np.max(np.abs(out - case.expected(args))))
+        got = result_out if case.kind == "tosa_llama" else out
+        result["max_err"] = float(np.max(np.abs(got - case.expected(args))))
     return result
 
 
@@ -284,7 +348,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--quick", action="store_true", help="tiny sizes: checks the harness, not speed")
     ap.add_argument("--cases", default="*", help="fnmatch pattern of case names")
-    ap.add_argument("--impls", default="fused,reference,naive")
+    ap.add_argument("--impls", default="fused,reference,naive,raised,handwritten,unraised")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--check", action="store_true",

@@ -133,6 +133,8 @@ void posenc::buildPosencToNVVMPipeline(
     pm.addPass(createPosencToNVVMConfigErrorPass(errorOptions));
     return;
   }
+  if (options.raise)
+    pm.addPass(createPosencRaisePass());
 
   // Tensor level: the CPU pipeline's passes. Attention (with the encodings
   // it absorbs) as posenc.fused_attention, decomposed flash-style into a

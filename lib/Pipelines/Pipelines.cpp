@@ -12,6 +12,7 @@
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -23,6 +24,8 @@ using namespace mlir;
 
 void posenc::buildPosencCPUPipeline(OpPassManager &pm,
                                     const PosencCPUPipelineOptions &options) {
+  if (options.raise)
+    pm.addPass(createPosencRaisePass());
   if (!options.reference) {
     // Fused path: encodings folded into posenc.fused_attention, lowered to
     // flash-style tiled loops; what is left (rope/sinusoidal/alibi not
@@ -85,7 +88,20 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+void posenc::buildPosencImportTosaPipeline(OpPassManager &pm) {
+  tosa::addTosaToLinalgPasses(pm, TosaToLinalgOptions());
+  pm.addNestedPass<func::FuncOp>(createTosaToTensorPass());
+  pm.addNestedPass<func::FuncOp>(createTosaToArithPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 void posenc::registerPosencPipelines() {
+  PassPipelineRegistration<>(
+      "posenc-import-tosa",
+      "Convert TOSA to linalg/tensor/arith (upstream conversions) for "
+      "posenc-raise and the posenc pipelines",
+      buildPosencImportTosaPipeline);
   PassPipelineRegistration<PosencCPUPipelineOptions>(
       "posenc-cpu-pipeline",
       "Lower posenc programs to the LLVM dialect for the host CPU",

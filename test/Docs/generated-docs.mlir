@@ -21,3 +21,9 @@
 // The test-only pass (test/lib) is not in the user-facing reference.
 // NO-TEST-PASSES-NOT: -posenc-gpu-emulate-tensor-cores
 // PIPELINE-PASSES: `-posenc-to-nvvm-config-error`
+
+// The posenc-raise pass and its option are in the generated pass reference.
+// RUN: FileCheck %s --check-prefix=TRANSFORMS --input-file=%posenc_obj/docs/Posenc/PosencTransformsPasses.md
+// TRANSFORMS-DAG: `-posenc-fuse-attention`
+// TRANSFORMS-DAG: `-posenc-raise`
+// TRANSFORMS-DAG: -remarks

@@ -45,6 +45,10 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/Inputs/buffers.mlir \
 // RUN:   --pass-pipeline="builtin.module(func.func(posenc-lower-attention-vectors))" | FileCheck %S/Inputs/buffers.mlir --check-prefix=VECTORS
 //
+// Front-end input: TOSA imported, then attention raised to posenc.
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/Inputs/tosa-attention.mlir \
+// RUN:   --pass-pipeline="builtin.module(posenc-import-tosa, posenc-raise)" | FileCheck %S/Inputs/tosa-attention.mlir --check-prefix=RAISE
+//
 // The pipelines, and the pass that reports unusable pipeline options.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
 // RUN:   --pass-pipeline="builtin.module(posenc-cpu-pipeline)" | FileCheck %s --check-prefix=CPU

@@ -91,6 +91,11 @@ struct PosencNVVMPipelineOptions
                      "Other chips have no wgmma (sm_90 without the `a` is "
                      "the portable target) and ignore it"),
       llvm::cl::init(true)};
+  Option<bool> raise{
+      *this, "raise",
+      llvm::cl::desc("First raise linalg/tensor attention and RoPE subgraphs "
+                     "into posenc ops (--posenc-raise; exact rewrites)"),
+      llvm::cl::init(true)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to host code in the LLVM

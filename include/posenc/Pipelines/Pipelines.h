@@ -43,6 +43,11 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("Fused path: sequence rows per parallel block of "
                      "--posenc-lower-rope (0: automatic)"),
       llvm::cl::init(0)};
+  Option<bool> raise{
+      *this, "raise",
+      llvm::cl::desc("First raise linalg/tensor attention and RoPE subgraphs "
+                     "into posenc ops (--posenc-raise; exact rewrites)"),
+      llvm::cl::init(true)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to the LLVM dialect for
@@ -51,6 +56,12 @@ struct PosencCPUPipelineOptions
 /// a `_mlir_ciface_` wrapper.
 void buildPosencCPUPipeline(mlir::OpPassManager &pm,
                             const PosencCPUPipelineOptions &options);
+
+/// TOSA to linalg/tensor/arith with upstream's conversions (MLIR's
+/// tosa-to-linalg pipeline, then tosa-to-tensor and tosa-to-arith), then
+/// canonicalize + cse: the form posenc-raise recognizes. Run it before
+/// posenc-cpu-pipeline or posenc-to-nvvm to take TOSA input.
+void buildPosencImportTosaPipeline(mlir::OpPassManager &pm);
 
 /// Registers the posenc pipelines with the global pass registry.
 void registerPosencPipelines();

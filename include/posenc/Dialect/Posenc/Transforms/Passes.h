@@ -17,6 +17,12 @@ namespace posenc {
 /// posenc.fused_attention. See the posenc-fuse-attention pass.
 void populatePosencFusionPatterns(mlir::RewritePatternSet &patterns);
 
+/// Patterns that raise linalg/tensor subgraphs (as ML front ends emit them)
+/// into posenc.rope and posenc.attention; see the posenc-raise pass for the
+/// accepted forms. With `emitRemarks`, every raised op gets a remark.
+void populatePosencRaisingPatterns(mlir::RewritePatternSet &patterns,
+                                   bool emitRemarks = false);
+
 } // namespace posenc
 
 #endif // POSENC_DIALECT_POSENC_TRANSFORMS_PASSES_H

@@ -35,4 +35,63 @@ def PosencFuseAttentionPass : Pass<"posenc-fuse-attention"> {
   ];
 }
 
+def PosencRaisePass : Pass<"posenc-raise"> {
+  let summary = "Raise linalg/tensor subgraphs into posenc ops (RoPE, attention)";
+  let description = [{
+    Recognizes the attention and position-encoding subgraphs that ML front
+    ends emit as linalg-on-tensors (TOSA after `posenc-import-tosa`,
+    torch-mlir, StableHLO) and rewrites them into `posenc.rope` and
+    `posenc.attention`, after which `posenc-fuse-attention` applies
+    unchanged. Every rewrite is exact: structure and constant values must
+    prove that the posenc op computes the same function, up to f32 rounding
+    (see docs/raising.md for each accepted form and its tolerance).
+    Note on masks: a constant bias is compared with the causal pattern value
+    by value; a run-time bias is passed through unchanged (a row it hides
+    entirely with -inf gives NaN in the graph and zeros in posenc.attention).
+
+    - **Attention** rooted at `P . V` (`linalg.batch_matmul` with a zero
+      init): `P` is a softmax over the key dim (`linalg.softmax`, or the
+      decomposed max-reduce / subtract / exp / sum-reduce / divide or
+      multiply-by-reciprocal, with a `-inf` or lowest-finite max init and
+      `maximumf` or `maxnumf`); the scores are `Q . K^T` (`linalg.batch_matmul`
+      with K transposed by `linalg.transpose`), optionally multiplied or
+      divided by constants (before the product on Q, or after it) and plus
+      one additive bias. A constant bias equal to the bottom-right causal
+      mask (0 where `j <= i + Sk - Sq`, `-inf` or the lowest finite f32
+      elsewhere) becomes `causal` when `Sq <= Sk` (every row keeps key 0,
+      so the masked keys' weights are exactly 0 in both forms); any other
+      bias stays an operand. GQA: K/V repeated by `linalg.broadcast` of a
+      new dim right after the kv-head dim, then collapsed (HuggingFace
+      `repeat_kv`). Leading (batch, head) dims are flattened as the
+      batched matmuls flatten them.
+    - **RoPE, half layout** rooted at `x*cos + rotate_half(x)*sin`, with
+      `rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2])` (`tensor.concat`
+      or two `tensor.insert_slice`s into an empty tensor), and cos/sin computed
+      in the graph as `math.cos`/`math.sin` of `concat(f, f)` with
+      `f = float(positions) * inv_freq`. The constant `inv_freq` is compared
+      numerically (within 8 f32 ulps) with posenc's own formulas to recover
+      `base` and the scaling (none, linear, llama3; NTK is `none` with the
+      adjusted base); no match, no rewrite.
+    - **RoPE, interleaved layout** rooted at the reshape back of
+      `concat(a cos - b sin, a sin + b cos)` where `a`, `b` are the two
+      elements of each pair of `x` reshaped to `[..., D/2, 2]` (Meta's LLaMA
+      rotation in real arithmetic), cos/sin of `float(positions) * inv_freq`
+      read along (S, pair); frequencies recovered as for the half layout.
+
+    With `remarks=true` the pass emits a remark on every op it raised and,
+    for each candidate it left alone (a `P . V` matmul, a RoPE-shaped add),
+    the reason.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for each raised subgraph and each candidate left "
+           "alone, with the reason">
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::posenc::PosencDialect"
+  ];
+}
+
 #endif // POSENC_DIALECT_POSENC_TRANSFORMS_PASSES_TD

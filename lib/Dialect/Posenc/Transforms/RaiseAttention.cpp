@@ -1,0 +1,388 @@
+//===- RaiseAttention.cpp - batched matmul + softmax -> posenc.attention --===//
+//
+// Rooted at `P . V` (a linalg.batch_matmul with a zero init): P is a softmax
+// over the key dim of the scores `Q . K^T`, scaled by constants and plus at
+// most one additive bias. The batched matmuls flatten the (batch, head) dims;
+// posenc.attention is built on the same flattened `[N, S, D]` operands, so
+// the rewrite needs no reasoning about how the front end ordered them. GQA
+// (K/V repeated by a broadcast right after the kv-head dim) stays GQA: flat
+// query head n reads flat kv head n / rep, which is repeat_kv's pairing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RaisePatterns.h"
+#include "RaiseUtils.h"
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::raise;
+
+namespace {
+
+/// K or V as the flattened posenc.attention operand will read it.
+struct KVOperand {
+  Value base;                      ///< [lead..., S, D], before any GQA repeat
+  SmallVector<int64_t> permutation; ///< transpose to apply first (empty: none)
+  /// How to flatten `base` to [N/rep, S, D] (empty: merge the leading dims).
+  SmallVector<ReassociationIndices> groups;
+  int64_t repeat = 1;              ///< GQA repeat factor
+};
+
+/// The additive score term, as found on the elementwise add.
+struct Bias {
+  Value value;        ///< as the add reads it
+  AffineMap map;      ///< its indexing map in the add
+  int64_t loopRank;   ///< rank of the add's iteration space
+};
+
+/// Everything the rewrite needs, found by matchAttention.
+struct AttentionMatch {
+  Value query;        ///< [lead..., Sq, D]
+  KVOperand key, value;
+  double scale = 1.0;
+  std::optional<Bias> bias;
+  bool causal = false;
+};
+
+} // namespace
+
+using Failure = std::string;
+
+/// Whether `init` is a linalg.fill with 0.0 (the matmul does not accumulate
+/// into something else).
+static bool isZeroFilled(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+/// Multiplications and divisions by splat constants in front of `v`: folds
+/// them into `scale` and returns the value they scale.
+static Value peelScale(Value v, double &scale) {
+  while (true) {
+    v = peelLeadingReshapes(v);
+    std::optional<Elementwise> e = matchElementwise(v);
+    if (!e || e->args.size() != 2)
+      return v;
+    bool mul = isa<arith::MulFOp>(e->payload);
+    if (!mul && !isa<arith::DivFOp>(e->payload))
+      return v;
+    int x = mul && getSplatValue(e->args[0]) ? 1 : 0;
+    std::optional<double> c = getSplatValue(e->args[1 - x]);
+    if (!c || !e->isIdentity(e->args[x]) || *c == 0.0)
+      return v;
+    scale = mul ? scale * *c : scale / *c;
+    v = e->args[x].input->get();
+  }
+}
+
+/// A broadcast copy: linalg.broadcast, or a linalg.generic that yields its
+/// one input read through a monotonic projection (tosa.tile's lowering).
+/// Returns the input and, in order, the result dims it varies along.
+static std::optional<std::pair<Value, SmallVector<int64_t>>>
+matchBroadcastCopy(Value v) {
+  if (auto bcast = v.getDefiningOp<linalg::BroadcastOp>()) {
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0, r = bcast.getInit().getType().getRank(); d < r; ++d)
+      if (!llvm::is_contained(bcast.getDimensions(), d))
+        dims.push_back(d);
+    return std::make_pair(bcast.getInput(), dims);
+  }
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getIndexingMapsArray()[1].isIdentity())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 ||
+      yield.getValues().front() != body.getArgument(0))
+    return std::nullopt;
+  AffineMap map = generic.getIndexingMapsArray()[0];
+  SmallVector<int64_t> dims;
+  for (AffineExpr e : map.getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || (!dims.empty() && d.getPosition() <= dims.back()))
+      return std::nullopt;
+    dims.push_back(d.getPosition());
+  }
+  return std::make_pair(generic.getDpsInputs()[0], dims);
+}
+
+/// A GQA repeat in front of the flattened K or V: a broadcast copy (then
+/// possibly a collapse) whose new non-unit dims all sit in the leading
+/// (batch, head) part after every non-unit dim of the kv tensor, so flat
+/// head n reads kv head n / rep (HuggingFace repeat_kv, tosa.tile of a
+/// unit dim after the kv heads). Updates `kv` when it finds one.
+static void peelRepeat(KVOperand &kv) {
+  Value v = kv.base;
+  SmallVector<ReassociationIndices> groups;
+  if (auto collapse = v.getDefiningOp<tensor::CollapseShapeOp>()) {
+    groups = collapse.getReassociationIndices();
+    v = collapse.getSrc();
+  }
+  auto copy = matchBroadcastCopy(v);
+  if (!copy)
+    return;
+  auto type = cast<RankedTensorType>(v.getType());
+  if (groups.empty())
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      groups.push_back({d});
+  if (groups.size() < 3)
+    return;
+  SmallVector<int64_t> inputIndex(type.getRank(), -1);
+  for (auto [k, d] : llvm::enumerate(copy->second))
+    inputIndex[d] = k;
+  // The kv input's dims regrouped as [leading, S, D].
+  SmallVector<ReassociationIndices> inputGroups(3);
+  int64_t repeat = 1;
+  bool seenRepeat = false;
+  for (auto [g, group] : llvm::enumerate(groups)) {
+    size_t part = g + 2 < groups.size() ? 0 : g + 3 - groups.size();
+    for (int64_t d : group) {
+      bool unit = type.getDimSize(d) == 1;
+      if (inputIndex[d] >= 0) {
+        inputGroups[part].push_back(inputIndex[d]);
+        if (!unit && seenRepeat && part == 0)
+          return; // a kv dim varies faster than the repeat: not repeat_kv
+      } else if (!unit) {
+        if (part != 0)
+          return;
+        seenRepeat = true;
+        repeat *= type.getDimSize(d);
+      }
+    }
+  }
+  if (repeat == 1 || llvm::any_of(inputGroups, [](auto &g) { return g.empty(); }))
+    return;
+  kv.base = copy->first;
+  kv.groups = inputGroups;
+  kv.repeat = repeat;
+}
+
+/// K from the right operand of `Q . K^T` ([N, D, Sk]). `K^T = transpose(X,
+/// P)` gives `K = transpose(X, P')` with the last two entries of P swapped:
+/// X itself when P' is the identity (the usual swap of the last two dims),
+/// else a transpose the rewrite builds (two folded TOSA transposes). Without
+/// a transpose the rewrite transposes the operand itself.
+static KVOperand matchTransposedKey(Value rhs) {
+  auto transpose = peelLeadingReshapes(rhs).getDefiningOp<linalg::TransposeOp>();
+  if (!transpose)
+    return KVOperand{rhs, {0, 2, 1}, {}, 1};
+  int64_t rank = transpose.getPermutation().size();
+  KVOperand key;
+  SmallVector<int64_t> perm(transpose.getPermutation());
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  if (!llvm::equal(perm, llvm::seq<int64_t>(0, rank))) {
+    key.base = transpose.getInput();
+    key.permutation = perm;
+    return key;
+  }
+  key.base = peelLeadingReshapes(transpose.getInput());
+  peelRepeat(key);
+  return key;
+}
+
+/// Whether `v`, through reshapes and constant scalings, is a batch_matmul.
+static bool reachesMatmul(Value v) {
+  double ignored = 1.0;
+  return peelScale(v, ignored).getDefiningOp<linalg::BatchMatmulOp>() !=
+         nullptr;
+}
+
+/// Walks the scores back from the softmax input to `Q . K^T`, collecting
+/// the scale and the bias. Returns the QK matmul.
+static FailureOr<linalg::BatchMatmulOp>
+matchScores(Value scores, AttentionMatch &m, Failure &why) {
+  bool scaled = false;
+  while (true) {
+    double before = m.scale;
+    scores = peelScale(scores, m.scale);
+    scaled |= before != m.scale;
+    if (auto qk = scores.getDefiningOp<linalg::BatchMatmulOp>())
+      return qk;
+    std::optional<Elementwise> add = matchElementwiseOf<arith::AddFOp>(scores);
+    if (!add) {
+      std::optional<Elementwise> e = matchElementwise(scores);
+      why = e && isa<arith::MulFOp, arith::DivFOp>(e->payload)
+                ? "the scores are scaled by a tensor that is not one scalar"
+                : "the softmax input is not scale * Q.K^T + bias";
+      return failure();
+    }
+    // The scores are the operand that reaches Q.K^T, else the one read
+    // whole (to report what stops the walk there).
+    auto reaches = [&](int i) {
+      return add->args[i].input && reachesMatmul(add->args[i].input->get());
+    };
+    int chain = reaches(0) ? 0 : reaches(1) ? 1 : add->isIdentity(add->args[0]) ? 0 : 1;
+    const Elementwise::Arg &s = add->args[chain], &b = add->args[1 - chain];
+    if (!s.input || !add->isIdentity(s) || !b.input) {
+      why = "the softmax input is not scale * Q.K^T + bias";
+      return failure();
+    }
+    if (m.bias) {
+      why = "more than one additive term on the scores";
+      return failure();
+    }
+    if (scaled) {
+      why = "the scale multiplies the bias too (it is applied after the add)";
+      return failure();
+    }
+    m.bias = Bias{b.input->get(), add->map(b), add->rank()};
+    scores = s.input->get();
+  }
+}
+
+/// Matches the P.V matmul `pv` (see the file header).
+static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
+                                                Failure &why) {
+  std::string softmaxWhy;
+  std::optional<SoftmaxMatch> softmax =
+      matchSoftmax(peelLeadingReshapes(pv.getDpsInputs()[0]), softmaxWhy);
+  if (!softmax) {
+    why = softmaxWhy.empty() ? "" : "P is not a softmax: " + softmaxWhy;
+    return failure();
+  }
+  auto scoresType = cast<RankedTensorType>(softmax->input.getType());
+  if (softmax->dim != scoresType.getRank() - 1) {
+    why = "the softmax is over dim " + std::to_string(softmax->dim) +
+          ", not the key dim " + std::to_string(scoresType.getRank() - 1);
+    return failure();
+  }
+  if (cast<linalg::LinalgOp>(pv.getOperation()).hasUserDefinedMaps() ||
+      !isZeroFilled(pv.getDpsInits()[0])) {
+    why = "P.V is not a plain batch_matmul into a zero-filled init";
+    return failure();
+  }
+  AttentionMatch m;
+  FailureOr<linalg::BatchMatmulOp> qk = matchScores(softmax->input, m, why);
+  if (failed(qk))
+    return failure();
+  if (cast<linalg::LinalgOp>(qk->getOperation()).hasUserDefinedMaps() ||
+      !isZeroFilled(qk->getDpsInits()[0])) {
+    why = "Q.K^T is not a plain batch_matmul into a zero-filled init";
+    return failure();
+  }
+  m.query = peelScale(qk->getDpsInputs()[0], m.scale);
+  m.key = matchTransposedKey(qk->getDpsInputs()[1]);
+  m.value.base = peelLeadingReshapes(pv.getDpsInputs()[1]);
+  peelRepeat(m.value);
+  if (!m.key.permutation.empty() && m.value.repeat != 1)
+    m.value = KVOperand{peelLeadingReshapes(pv.getDpsInputs()[1]), {}, {}, 1};
+  if (m.key.repeat != m.value.repeat) {
+    why = "K and V are repeated differently (" +
+          std::to_string(m.key.repeat) + " vs " +
+          std::to_string(m.value.repeat) + ")";
+    return failure();
+  }
+  auto qkType = cast<RankedTensorType>(qk->getResult(0).getType());
+  for (Value v : {m.query, m.key.base, m.value.base, softmax->input})
+    if (!getElementTypeOrSelf(v.getType()).isF32()) {
+      why = "only f32 graphs are raised";
+      return failure();
+    }
+  if (!m.bias)
+    return m;
+  FailureOr<BiasKind> kind = classifyBias(
+      m.bias->value, m.bias->map, m.bias->loopRank, qkType.getDimSize(1),
+      qkType.getDimSize(2), qkType.getElementType(), why);
+  if (failed(kind))
+    return failure();
+  if (*kind == BiasKind::Causal) {
+    m.causal = true;
+    m.bias.reset();
+  }
+  return m;
+}
+
+/// The bias as posenc.attention reads it (broadcast to [N, Sq, Sk]): the
+/// leading unit dims merged into the query dim.
+static Value buildBias(OpBuilder &b, Location loc, const Bias &bias) {
+  auto type = cast<RankedTensorType>(bias.value.getType());
+  int64_t rank = type.getRank();
+  if (rank <= 2 || (rank == 3 && bias.loopRank == 3 &&
+                    bias.map.getResult(0) == b.getAffineDimExpr(0)))
+    return bias.value;
+  ReassociationIndices leading;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    leading.push_back(d);
+  return tensor::CollapseShapeOp::create(
+      b, loc, bias.value,
+      SmallVector<ReassociationIndices>{leading, {rank - 1}});
+}
+
+/// K or V flattened to [N/rep, S, D].
+static Value buildKV(OpBuilder &b, Location loc, const KVOperand &kv) {
+  Value v = kv.base;
+  if (!kv.permutation.empty()) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t p : kv.permutation)
+      shape.push_back(type.getDimSize(p));
+    Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    v = linalg::TransposeOp::create(b, loc, v, init, kv.permutation)
+            ->getResult(0);
+  }
+  if (kv.groups.empty() ||
+      cast<RankedTensorType>(v.getType()).getRank() == 3)
+    return collapseLeadingDims(b, loc, v);
+  return tensor::CollapseShapeOp::create(b, loc, v, kv.groups);
+}
+
+namespace {
+
+struct RaiseAttention : OpRewritePattern<linalg::BatchMatmulOp> {
+  RaiseAttention(MLIRContext *ctx, bool remarks)
+      : OpRewritePattern(ctx), remarks(remarks) {}
+
+  LogicalResult matchAndRewrite(linalg::BatchMatmulOp pv,
+                                PatternRewriter &rewriter) const override {
+    Failure why;
+    FailureOr<AttentionMatch> m = matchAttention(pv, why);
+    if (failed(m))
+      return rewriter.notifyMatchFailure(pv, why.empty() ? "no softmax" : why);
+    Location loc = pv.getLoc();
+    Value q = collapseLeadingDims(rewriter, loc, m->query);
+    Value k = buildKV(rewriter, loc, m->key);
+    Value v = buildKV(rewriter, loc, m->value);
+    Value bias = m->bias ? buildBias(rewriter, loc, *m->bias) : Value();
+    auto attention = AttentionOp::create(
+        rewriter, loc, pv.getResult(0).getType(), q, k, v, bias,
+        rewriter.getF64FloatAttr(m->scale),
+        m->causal ? rewriter.getUnitAttr() : UnitAttr());
+    if (remarks)
+      attention->emitRemark("raised to posenc.attention")
+          << (m->causal ? " (causal)" : "")
+          << (m->key.repeat > 1
+                  ? " with GQA repeat " + std::to_string(m->key.repeat)
+                  : std::string());
+    rewriter.replaceOp(pv, attention.getResult());
+    return success();
+  }
+
+  bool remarks;
+};
+
+} // namespace
+
+std::optional<std::string> raise::explainAttention(Operation *op) {
+  auto pv = dyn_cast<linalg::BatchMatmulOp>(op);
+  if (!pv)
+    return std::string();
+  Failure why;
+  if (succeeded(matchAttention(pv, why)))
+    return std::nullopt;
+  return why;
+}
+
+void raise::populateRaiseAttentionPatterns(RewritePatternSet &patterns,
+                                           bool emitRemarks) {
+  patterns.add<RaiseAttention>(patterns.getContext(), emitRemarks);
+}

@@ -1,0 +1,97 @@
+//===- RaiseMask.cpp - what an additive score term means to attention -----===//
+//
+// A constant mask equal to the bottom-right causal mask becomes `causal`.
+// With -inf entries both forms give masked keys a weight of exactly 0. With
+// HuggingFace's lowest finite value m (for f32, -3.40282347e38): s + m
+// rounds to m for every |s| < 2^103, and exp(m - rowmax) is 0 because the
+// row max is the finite score of a kept key; every row keeps key 0 when
+// Sq <= Sk (bottom-right alignment), so no row degenerates to the uniform
+// weights an all-m row would give. With Sq > Sk that fails, so such masks
+// are left as biases (and only then if no row is entirely -inf, where the
+// unraised graph gives NaN and posenc.attention zeros).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RaisePatterns.h"
+#include "RaiseUtils.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::raise;
+
+/// Whether `v` hides a key: -inf or the lowest finite value of `elemType`.
+static bool isMaskedValue(double v, Type elemType) {
+  if (std::isinf(v) && v < 0)
+    return true;
+  auto floatType = dyn_cast<FloatType>(elemType);
+  return floatType &&
+         v == APFloat::getLargest(floatType.getFloatSemantics(), true)
+                  .convertToDouble();
+}
+
+/// Whether `values` ([sq, sk], row-major) is the bottom-right causal mask.
+static bool isCausalMask(ArrayRef<double> values, int64_t sq, int64_t sk,
+                         Type elemType) {
+  for (int64_t i = 0; i < sq; ++i)
+    for (int64_t j = 0; j < sk; ++j) {
+      double v = values[i * sk + j];
+      if (j <= i + sk - sq ? v != 0.0 : !isMaskedValue(v, elemType))
+        return false;
+    }
+  return true;
+}
+
+FailureOr<BiasKind> raise::classifyBias(Value bias, AffineMap map,
+                                        int64_t loopRank, int64_t sq,
+                                        int64_t sk, Type elemType,
+                                        std::string &why) {
+  auto type = cast<RankedTensorType>(bias.getType());
+  int64_t rank = type.getRank();
+  if (map.getNumResults() != rank || rank > loopRank) {
+    why = "the bias is not broadcast to the scores by a right-aligned map";
+    return failure();
+  }
+  // Result k reads loop dim i = loopRank - rank + k, or a unit dim at 0.
+  for (int64_t k = 0; k < rank; ++k) {
+    int64_t i = loopRank - rank + k;
+    AffineExpr e = map.getResult(k);
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    bool unit = type.getDimSize(k) == 1;
+    if (c && c.getValue() == 0 && unit)
+      continue;
+    if (e != getAffineDimExpr(i, map.getContext())) {
+      why = "the bias is not broadcast to the scores by a right-aligned map";
+      return failure();
+    }
+    bool leadingFlatDim = loopRank == 3 && rank == 3 && i == 0;
+    if (i < loopRank - 2 && !unit && !leadingFlatDim) {
+      why = "the bias varies along the leading (batch, head) dims before "
+            "they are flattened";
+      return failure();
+    }
+  }
+  std::optional<SmallVector<double>> values = getConstantValues(bias);
+  if (!values)
+    return BiasKind::Operand; // a run-time mask: posenc.attention adds it
+  int64_t rows = rank >= 2 ? type.getDimSize(rank - 2) : 1;
+  int64_t cols = rank >= 1 ? type.getDimSize(rank - 1) : 1;
+  if (rows * cols == static_cast<int64_t>(values->size()) && rows == sq &&
+      cols == sk && sq <= sk && isCausalMask(*values, sq, sk, elemType))
+    return BiasKind::Causal;
+  for (size_t r = 0; r + cols <= values->size(); r += cols) {
+    if (llvm::all_of(ArrayRef<double>(*values).slice(r, cols), [](double v) {
+          return std::isinf(v) && v < 0;
+        })) {
+      why = "a row of the constant mask hides every key (the graph gives NaN "
+            "there, posenc.attention zeros)";
+      return failure();
+    }
+  }
+  return BiasKind::Operand;
+}

@@ -1,0 +1,107 @@
+//===- RaisePatterns.h - the raising patterns, one file per form ----------===//
+//
+// Internal to the posenc-raise pass: each Raise*.cpp file contributes its
+// patterns and a matcher that explains, for the pass's remarks, why a
+// candidate was left alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEPATTERNS_H
+#define POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEPATTERNS_H
+
+#include "posenc/Dialect/Posenc/IR/PosencAttrs.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+#include <string>
+
+namespace posenc::raise {
+
+/// A softmax over dim `dim` of `input`.
+struct SoftmaxMatch {
+  mlir::Value input;
+  int64_t dim;
+};
+
+/// Matches `p` as a softmax: `linalg.softmax`, or the decomposed form
+/// `e / sum(e)` or `e * (1 / sum(e))` with `e = exp(x - max(x))`, the max a
+/// reduction with a -inf or lowest-finite init and `maximumf`/`maxnumf`, the
+/// sum one with a zero init and `addf`, both over the same dim and read back
+/// through a broadcast. On failure `why` says what did not match (empty when
+/// `p` does not look like a softmax at all).
+std::optional<SoftmaxMatch> matchSoftmax(mlir::Value p, std::string &why);
+
+/// How an additive score term enters posenc.attention.
+enum class BiasKind { Operand, Causal };
+
+/// Classifies the additive term `bias` of the scores, read through `map` in
+/// an elementwise add over `[lead..., sq, sk]` (rank `loopRank`): a constant
+/// equal to the bottom-right causal mask (0 where `j <= i + sk - sq`, -inf
+/// or the lowest finite value of `elemType` elsewhere) with `sq <= sk` is
+/// `Causal`; another term broadcast over the leading dims is an `Operand`.
+/// Fails (with `why`) for a term that varies along the leading dims or a
+/// constant that hides every key of a row.
+mlir::FailureOr<BiasKind> classifyBias(mlir::Value bias, mlir::AffineMap map,
+                                       int64_t loopRank, int64_t sq,
+                                       int64_t sk, mlir::Type elemType,
+                                       std::string &why);
+
+/// RoPE frequency parameters recovered from a constant inverse-frequency
+/// vector.
+struct RopeFrequencies {
+  double base;
+  RopeScalingAttr scaling; ///< null: none
+};
+
+/// Finds `base` and a position-independent scaling (none, linear, llama3;
+/// NTK is none with the adjusted base) whose inverse frequencies
+/// (computeRopeInvFreq) reproduce `invFreq` (p in [0, R/2)) within 8 f32
+/// ulps each. Parameters are derived from the values, then checked against
+/// every entry; round-looking values are preferred when they also pass.
+std::optional<RopeFrequencies> recoverRopeFrequencies(
+    llvm::ArrayRef<double> invFreq, mlir::MLIRContext *ctx, std::string &why);
+
+/// What a RoPE matcher found.
+struct RopeMatch {
+  mlir::Value input;     ///< x [..., S, D]
+  mlir::Value positions; ///< integer positions; any shape with S elements
+  mlir::DenseElementsAttr constantPositions; ///< or integral float constants
+  RopeFrequencies frequencies;
+};
+
+/// Matches the angles `f = float(positions) * inv_freq` ([..., S, R/2],
+/// positions along dim -2, the constant inverse frequencies along dim -1)
+/// and recovers the frequencies for a rotation of `x` ([..., S, D], f32,
+/// R = D). Fills `m` (all but `input`); on failure says why.
+bool matchRopeAngles(mlir::Value f, mlir::Value x, RopeMatch &m,
+                     std::string &why);
+
+/// Replaces `root` by posenc.rope(m.input, positions) with `layout`.
+mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
+                                    mlir::Operation *root, const RopeMatch &m,
+                                    Layout layout, bool emitRemark);
+
+/// Why the `P . V` candidate `op` is not raised to posenc.attention (empty:
+/// not a candidate, i.e. its left operand is no softmax-like value), or
+/// std::nullopt when it would be raised.
+std::optional<std::string> explainAttention(mlir::Operation *op);
+
+/// Why the RoPE-shaped add `op` is not raised to posenc.rope (empty: not a
+/// candidate), or std::nullopt when it would be raised.
+std::optional<std::string> explainRope(mlir::Operation *op);
+
+/// Why the interleaved-RoPE-shaped collapse `op` is not raised (empty: not
+/// a candidate), or std::nullopt when it would be raised.
+std::optional<std::string> explainInterleavedRope(mlir::Operation *op);
+
+void populateRaiseAttentionPatterns(mlir::RewritePatternSet &patterns,
+                                    bool emitRemarks);
+void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,
+                               bool emitRemarks);
+void populateRaiseInterleavedRopePatterns(mlir::RewritePatternSet &patterns,
+                                          bool emitRemarks);
+
+} // namespace posenc::raise
+
+#endif // POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEPATTERNS_H

@@ -1,0 +1,312 @@
+//===- RaiseRope.cpp - x*cos + rotate_half(x)*sin -> posenc.rope ----------===//
+//
+// The half-layout RoPE of HuggingFace's `apply_rotary_pos_emb`, as TOSA and
+// torch-mlir export it:
+//
+//   rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2])
+//   emb = concat(f, f),  f = float(positions) * inv_freq
+//   out = x * cos(emb) + rotate_half(x) * sin(emb)
+//
+// which is posenc.rope's (a, b) -> (a cos - b sin, b cos + a sin) on the
+// pairs (p, p + D/2). The tables broadcast over x's leading dims. Also here:
+// moving a flattening of leading dims above the rope (the attention raising
+// flattens (batch, head) dims; fusion wants the rope to feed it directly).
+//
+//===----------------------------------------------------------------------===//
+
+#include "RaisePatterns.h"
+#include "RaiseUtils.h"
+#include "posenc/Dialect/Posenc/IR/PosencOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::raise;
+
+/// `v` = rotate_half(x): returns x.
+static Value matchRotateHalf(Value v) {
+  auto halves = matchHalvesConcat(v);
+  if (!halves)
+    return Value();
+  int64_t half = cast<ShapedType>(v.getType()).getShape().back() / 2;
+  std::optional<Elementwise> neg =
+      matchElementwiseOf<arith::NegFOp>(halves->first);
+  if (!neg || !neg->isIdentity(neg->args[0]))
+    return Value();
+  Value x = matchLastDimSlice(neg->args[0].input->get(), half, half);
+  if (!x || matchLastDimSlice(halves->second, 0, half) != x)
+    return Value();
+  return x;
+}
+
+/// Whether `map` reads a table `[1..., S, D]` along the last two of `rank`
+/// loop dims, broadcast over the others (right-aligned).
+static bool isTableMap(AffineMap map, ShapedType type, int64_t rank) {
+  int64_t n = map.getNumResults();
+  if (n < 2 || n > rank || n != type.getRank())
+    return false;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t i = rank - n + k;
+    AffineExpr e = map.getResult(k);
+    if (i >= rank - 2) {
+      if (e != getAffineDimExpr(i, map.getContext()))
+        return false;
+      continue;
+    }
+    auto c = dyn_cast<AffineConstantExpr>(e);
+    if (type.getDimSize(k) != 1 ||
+        (!(c && c.getValue() == 0) && e != getAffineDimExpr(i, map.getContext())))
+      return false;
+  }
+  return true;
+}
+
+/// The angle tensor `emb` of a `math.cos`/`math.sin` table read by `a`.
+template <typename TrigOp>
+static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a) {
+  if (!a.input || !isTableMap(mul.map(a), cast<ShapedType>(a.input->get().getType()),
+                              mul.rank()))
+    return Value();
+  std::optional<Elementwise> trig =
+      matchElementwiseOf<TrigOp>(peelUnitReshapes(a.input->get()));
+  if (!trig || !trig->isIdentity(trig->args[0]))
+    return Value();
+  return peelUnitReshapes(trig->args[0].input->get());
+}
+
+/// `f = float(positions) * inv_freq`: fills the positions and returns the
+/// inverse frequencies (or fails with `why`).
+static std::optional<SmallVector<double>>
+matchAngles(Value f, RopeMatch &m, std::string &why) {
+  std::optional<Elementwise> mul = matchElementwiseOf<arith::MulFOp>(f);
+  why = "the angles are not float(positions) * inv_freq";
+  if (!mul || !mul->args[0].input || !mul->args[1].input)
+    return std::nullopt;
+  int64_t rank = mul->rank();
+  for (int i = 0; i < 2; ++i) {
+    const Elementwise::Arg &pos = mul->args[i], &freq = mul->args[1 - i];
+    AffineMap posMap = mul->map(pos), freqMap = mul->map(freq);
+    // inv_freq varies along the last dim only, positions along dim -2 only.
+    if (!freqMap.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        !posMap.isProjectedPermutation(/*allowZeroInResults=*/true) ||
+        !freqMap.isFunctionOfDim(rank - 1) || posMap.isFunctionOfDim(rank - 1) ||
+        !posMap.isFunctionOfDim(rank - 2))
+      continue;
+    auto fType = cast<ShapedType>(f.getType());
+    bool freqOnlyLast = true, posOnlySeq = true;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      freqOnlyLast &= !freqMap.isFunctionOfDim(d) || fType.getDimSize(d) == 1;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      posOnlySeq &= !posMap.isFunctionOfDim(d) || fType.getDimSize(d) == 1;
+    std::optional<SmallVector<double>> invFreq =
+        getConstantValues(freq.input->get());
+    if (!freqOnlyLast || !posOnlySeq || !invFreq)
+      continue;
+    Value p = pos.input->get();
+    if (std::optional<Elementwise> cast = matchElementwiseOf<arith::SIToFPOp>(p);
+        cast && cast->isIdentity(cast->args[0])) {
+      m.positions = peelUnitReshapes(cast->args[0].input->get());
+    } else if (std::optional<SmallVector<double>> values = getConstantValues(p);
+               values && llvm::all_of(*values, [](double v) {
+                 return v == std::trunc(v) && std::abs(v) < (1 << 24);
+               })) {
+      SmallVector<int32_t> ints(values->begin(), values->end());
+      m.constantPositions = DenseElementsAttr::get(
+          RankedTensorType::get({(int64_t)ints.size()},
+                                IntegerType::get(f.getContext(), 32)),
+          ArrayRef<int32_t>(ints));
+    } else {
+      why = "the positions are neither sitofp of an integer tensor nor an "
+            "integral float constant";
+      return std::nullopt;
+    }
+    return invFreq;
+  }
+  return std::nullopt;
+}
+
+bool raise::matchRopeAngles(Value f, Value x, RopeMatch &m, std::string &why) {
+  std::optional<SmallVector<double>> invFreq = matchAngles(f, m, why);
+  if (!invFreq)
+    return false;
+  auto type = cast<RankedTensorType>(x.getType());
+  if (!type.getElementType().isF32() ||
+      static_cast<int64_t>(invFreq->size()) * 2 != type.getShape().back()) {
+    why = "only f32 inputs with one inverse frequency per pair are raised";
+    return false;
+  }
+  std::optional<RopeFrequencies> freqs =
+      recoverRopeFrequencies(*invFreq, f.getContext(), why);
+  if (!freqs)
+    return false;
+  m.frequencies = *freqs;
+  return true;
+}
+
+/// Matches `out` = x*cos(emb) + rotate_half(x)*sin(emb) (see the header).
+static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
+  std::optional<Elementwise> add = matchElementwiseOf<arith::AddFOp>(out);
+  why = "";
+  if (!add || !add->isIdentity(add->args[0]) || !add->isIdentity(add->args[1]))
+    return std::nullopt;
+  std::optional<Elementwise> muls[2] = {
+      matchElementwiseOf<arith::MulFOp>(add->args[0].input->get()),
+      matchElementwiseOf<arith::MulFOp>(add->args[1].input->get())};
+  if (!muls[0] || !muls[1])
+    return std::nullopt;
+  // A candidate multiplies a concatenation of two halves (rotate_half).
+  if (llvm::none_of(muls, [](const std::optional<Elementwise> &mul) {
+        return llvm::any_of(mul->args, [](const Elementwise::Arg &a) {
+          return a.input && matchHalvesConcat(a.input->get());
+        });
+      }))
+    return std::nullopt;
+  // Find (x, cos table) in one product and (rotate_half(x), sin table) in
+  // the other, each product's operands in either order.
+  RopeMatch m;
+  Value cosEmb, sinEmb;
+  for (int c = 0; c < 2 && !m.input; ++c)
+    for (int i = 0; i < 2 && !m.input; ++i)
+      for (int j = 0; j < 2 && !m.input; ++j) {
+        const Elementwise &cosMul = *muls[c], &sinMul = *muls[1 - c];
+        const Elementwise::Arg &x = cosMul.args[i], &rot = sinMul.args[j];
+        if (!cosMul.isIdentity(x) || !sinMul.isIdentity(rot))
+          continue;
+        Value rotated = matchRotateHalf(rot.input->get());
+        if (!rotated || rotated != x.input->get())
+          continue;
+        cosEmb = matchTrigTable<math::CosOp>(cosMul, cosMul.args[1 - i]);
+        sinEmb = matchTrigTable<math::SinOp>(sinMul, sinMul.args[1 - j]);
+        m.input = rotated;
+      }
+  if (!m.input) {
+    why = "no product is rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2]) "
+          "times a table while the other is x times a table";
+    return std::nullopt;
+  }
+  if (!cosEmb || !sinEmb || cosEmb != sinEmb) {
+    why = "x is not multiplied by cos(emb) and rotate_half(x) by sin(emb) of "
+          "one angle tensor emb read along (S, D)";
+    return std::nullopt;
+  }
+  auto halves = matchHalvesConcat(cosEmb);
+  if (!halves || halves->first != halves->second) {
+    why = "the angles are not concat(f, f) along the last dim";
+    return std::nullopt;
+  }
+  if (!matchRopeAngles(halves->first, m.input, m, why))
+    return std::nullopt;
+  return m;
+}
+
+/// The positions as the 1-D `tensor<S x iN>` posenc.rope takes.
+static FailureOr<Value> buildPositions(OpBuilder &b, Location loc,
+                                       const RopeMatch &m, int64_t seqLen) {
+  if (m.constantPositions)
+    return arith::ConstantOp::create(b, loc, m.constantPositions).getResult();
+  auto type = cast<RankedTensorType>(m.positions.getType());
+  if (type.getRank() == 1)
+    return m.positions;
+  int64_t nonUnit = 0;
+  for (int64_t d : type.getShape())
+    nonUnit += d != 1;
+  if (nonUnit > 1 || (ShapedType::isDynamic(seqLen) && type.hasStaticShape()))
+    return failure();
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    all.push_back(d);
+  return tensor::CollapseShapeOp::create(
+             b, loc, m.positions, SmallVector<ReassociationIndices>{all})
+      .getResult();
+}
+
+LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
+                                    const RopeMatch &m, Layout layout,
+                                    bool emitRemark) {
+  auto type = cast<RankedTensorType>(m.input.getType());
+  int64_t seqLen = type.getDimSize(type.getRank() - 2);
+  auto posType = dyn_cast<RankedTensorType>(
+      m.constantPositions ? m.constantPositions.getType()
+                          : m.positions.getType());
+  if (!posType ||
+      (posType.hasStaticShape() && posType.getNumElements() != seqLen))
+    return rewriter.notifyMatchFailure(root, "positions are not one per row");
+  FailureOr<Value> positions =
+      buildPositions(rewriter, root->getLoc(), m, seqLen);
+  if (failed(positions))
+    return rewriter.notifyMatchFailure(root, "positions vary along a batch dim");
+  MLIRContext *ctx = root->getContext();
+  auto rope = RopeOp::create(
+      rewriter, root->getLoc(), type, m.input, *positions,
+      LayoutAttr::get(ctx, layout),
+      rewriter.getF64FloatAttr(m.frequencies.base), IntegerAttr(),
+      m.frequencies.scaling, FloatAttr(),
+      AnglePrecisionAttr::get(ctx, AnglePrecision::fast));
+  if (emitRemark)
+    rope->emitRemark("raised to posenc.rope (")
+        << stringifyLayout(layout) << " layout)";
+  rewriter.replaceOp(root, rope.getResult());
+  return success();
+}
+
+namespace {
+
+struct RaiseRope : OpRewritePattern<linalg::GenericOp> {
+  RaiseRope(MLIRContext *ctx, bool remarks)
+      : OpRewritePattern(ctx), remarks(remarks) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1)
+      return failure();
+    std::string why;
+    std::optional<RopeMatch> m = matchRope(op->getResult(0), why);
+    if (!m)
+      return rewriter.notifyMatchFailure(op, why);
+    return replaceWithRope(rewriter, op, *m, Layout::half, remarks);
+  }
+
+  bool remarks;
+};
+
+/// collapse_shape(rope(x)) -> rope(collapse_shape(x)) when the collapse only
+/// merges leading dims: 1-D positions broadcast over any leading dims.
+struct CollapseAboveRope : OpRewritePattern<tensor::CollapseShapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
+                                PatternRewriter &rewriter) const override {
+    auto rope = collapse.getSrc().getDefiningOp<RopeOp>();
+    if (!rope || !rope->hasOneUse() || !reshapesOnlyLeadingDims(collapse) ||
+        cast<ShapedType>(rope.getPositions().getType()).getRank() != 1)
+      return failure();
+    auto input = tensor::CollapseShapeOp::create(
+        rewriter, collapse.getLoc(), rope.getInput(),
+        collapse.getReassociationIndices());
+    auto moved = cast<RopeOp>(rewriter.clone(*rope));
+    moved.getInputMutable().assign(input);
+    moved.getResult().setType(collapse.getResultType());
+    rewriter.replaceOp(collapse, moved.getResult());
+    return success();
+  }
+};
+
+} // namespace
+
+std::optional<std::string> raise::explainRope(Operation *op) {
+  if (op->getNumResults() != 1 || !isa<linalg::GenericOp>(op))
+    return std::string();
+  std::string why;
+  if (matchRope(op->getResult(0), why))
+    return std::nullopt;
+  return why;
+}
+
+void raise::populateRaiseRopePatterns(RewritePatternSet &patterns,
+                                      bool emitRemarks) {
+  patterns.add<RaiseRope>(patterns.getContext(), emitRemarks);
+  patterns.add<CollapseAboveRope>(patterns.getContext());
+}

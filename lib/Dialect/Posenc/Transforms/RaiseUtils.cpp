@@ -1,0 +1,217 @@
+//===- RaiseUtils.cpp - use-def matchers shared by the raising patterns ---===//
+
+#include "RaiseUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::raise;
+
+bool Elementwise::isIdentity(const Arg &a) const {
+  if (!a.input)
+    return false;
+  auto type = dyn_cast<ShapedType>(a.input->get().getType());
+  return map(a).isIdentity() && type &&
+         type.getShape() ==
+             cast<ShapedType>(generic.getResultTypes()[0]).getShape();
+}
+
+std::optional<Elementwise> raise::matchElementwise(Value v) {
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  Operation *payload = &body.front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (payload->getNumResults() != 1 ||
+      yield.getValues().front() != payload->getResult(0))
+    return std::nullopt;
+  Elementwise e{generic, payload, {}};
+  for (Value operand : payload->getOperands()) {
+    Elementwise::Arg arg;
+    auto blockArg = dyn_cast<BlockArgument>(operand);
+    if (blockArg && blockArg.getOwner() == &body) {
+      if (blockArg.getArgNumber() >= generic.getNumDpsInputs())
+        return std::nullopt; // reads the init: not elementwise
+      arg.input = generic.getDpsInputOperand(blockArg.getArgNumber());
+    } else {
+      arg.scalar = operand;
+    }
+    e.args.push_back(arg);
+  }
+  return e;
+}
+
+std::optional<double> raise::getSplatValue(const Elementwise::Arg &a) {
+  Value v = a.input ? a.input->get() : a.scalar;
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr); dense && dense.isSplat())
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  return std::nullopt;
+}
+
+std::optional<SmallVector<double>> raise::getConstantValues(Value v) {
+  DenseFPElementsAttr dense;
+  if (!matchPattern(v, m_Constant(&dense)))
+    return std::nullopt;
+  SmallVector<double> values;
+  values.reserve(dense.getNumElements());
+  for (APFloat f : dense.getValues<APFloat>())
+    values.push_back(f.convertToDouble());
+  return values;
+}
+
+/// The reassociation groups on the side with more dims.
+static std::optional<SmallVector<ReassociationIndices>>
+getReassociation(Operation *op) {
+  if (auto c = dyn_cast<tensor::CollapseShapeOp>(op))
+    return c.getReassociationIndices();
+  if (auto e = dyn_cast<tensor::ExpandShapeOp>(op))
+    return e.getReassociationIndices();
+  return std::nullopt;
+}
+
+bool raise::reshapesOnlyLeadingDims(Operation *op) {
+  std::optional<SmallVector<ReassociationIndices>> groups = getReassociation(op);
+  if (!groups || groups->size() < 2)
+    return false;
+  return (*groups)[groups->size() - 1].size() == 1 &&
+         (*groups)[groups->size() - 2].size() == 1;
+}
+
+Value raise::peelLeadingReshapes(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (!reshapesOnlyLeadingDims(op))
+      break;
+    v = op->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether every group of `op`'s reassociation holds at most one non-unit
+/// dim of the larger side (the reshape only adds or drops unit dims).
+static bool reshapesOnlyUnitDims(Operation *op) {
+  std::optional<SmallVector<ReassociationIndices>> groups = getReassociation(op);
+  if (!groups)
+    return false;
+  auto big = cast<ShapedType>(isa<tensor::CollapseShapeOp>(op)
+                                  ? op->getOperand(0).getType()
+                                  : op->getResult(0).getType());
+  for (const ReassociationIndices &group : *groups) {
+    int nonUnit = 0;
+    for (int64_t d : group)
+      nonUnit += big.getDimSize(d) != 1;
+    if (nonUnit > 1)
+      return false;
+  }
+  return true;
+}
+
+Value raise::peelUnitReshapes(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (!reshapesOnlyUnitDims(op))
+      break;
+    v = op->getOperand(0);
+  }
+  return v;
+}
+
+int64_t raise::leadingProduct(ShapedType type) {
+  int64_t n = 1;
+  for (int64_t d : type.getShape().drop_back(2)) {
+    if (ShapedType::isDynamic(d))
+      return ShapedType::kDynamic;
+    n *= d;
+  }
+  return n;
+}
+
+Value raise::collapseLeadingDims(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  if (rank == 3)
+    return v;
+  ReassociationIndices leading;
+  for (int64_t d = 0; d < rank - 2; ++d)
+    leading.push_back(d);
+  SmallVector<ReassociationIndices> groups = {leading, {rank - 2}, {rank - 1}};
+  return tensor::CollapseShapeOp::create(b, loc, v, groups);
+}
+
+/// Whether `slice` inserts (or extracts) `[offset, offset + size)` of the
+/// last dim of a tensor of `fullType`, unit strides, every other dim whole.
+template <typename SliceOp>
+static bool isLastDimWindow(SliceOp slice, RankedTensorType fullType,
+                            int64_t offset, int64_t size) {
+  if (!slice.hasUnitStride())
+    return false;
+  int64_t rank = fullType.getRank();
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  if (static_cast<int64_t>(offsets.size()) != rank)
+    return false;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool last = d == rank - 1;
+    if (offsets[d] != (last ? offset : 0))
+      return false;
+    if (sizes[d] != (last ? size : fullType.getDimSize(d)) ||
+        ShapedType::isDynamic(sizes[d]))
+      return false;
+  }
+  return true;
+}
+
+std::optional<std::pair<Value, Value>> raise::matchHalvesConcat(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || ShapedType::isDynamic(type.getShape().back()) ||
+      type.getShape().back() % 2 != 0)
+    return std::nullopt;
+  int64_t half = type.getShape().back() / 2;
+  if (auto concat = v.getDefiningOp<tensor::ConcatOp>()) {
+    if (concat.getDim() != static_cast<uint64_t>(type.getRank() - 1) ||
+        concat.getInputs().size() != 2 ||
+        cast<RankedTensorType>(concat.getInputs()[0].getType())
+                .getShape()
+                .back() != half)
+      return std::nullopt;
+    return std::make_pair(concat.getInputs()[0], concat.getInputs()[1]);
+  }
+  // insert_slice(b, insert_slice(a, empty)) with the halves in either order.
+  auto outer = v.getDefiningOp<tensor::InsertSliceOp>();
+  auto inner = outer ? outer.getDest().getDefiningOp<tensor::InsertSliceOp>()
+                     : tensor::InsertSliceOp();
+  if (!inner || !inner.getDest().getDefiningOp<tensor::EmptyOp>() ||
+      !inner->hasOneUse())
+    return std::nullopt;
+  if (isLastDimWindow(inner, type, 0, half) &&
+      isLastDimWindow(outer, type, half, half))
+    return std::make_pair(inner.getSource(), outer.getSource());
+  if (isLastDimWindow(inner, type, half, half) &&
+      isLastDimWindow(outer, type, 0, half))
+    return std::make_pair(outer.getSource(), inner.getSource());
+  return std::nullopt;
+}
+
+Value raise::matchLastDimSlice(Value v, int64_t offset, int64_t size) {
+  auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return Value();
+  auto srcType = cast<RankedTensorType>(slice.getSource().getType());
+  if (slice.getResultType().getRank() != srcType.getRank() ||
+      !isLastDimWindow(slice, srcType, offset, size))
+    return Value();
+  return slice.getSource();
+}

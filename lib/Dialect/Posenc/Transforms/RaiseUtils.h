@@ -1,0 +1,98 @@
+//===- RaiseUtils.h - use-def matchers shared by the raising patterns -----===//
+//
+// Small matchers over normalized linalg-on-tensors as front ends emit it
+// (one elementwise linalg.generic per source op, broadcasts as constant-0 or
+// dropped results in the indexing maps, reshapes as tensor.expand_shape /
+// tensor.collapse_shape). Each matcher answers "is this value X" and, when
+// not, says why in `why`, so that the patterns' notifyMatchFailure and the
+// pass's remarks name every near miss.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEUTILS_H
+#define POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEUTILS_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+#include <string>
+
+namespace posenc::raise {
+
+/// An all-parallel, single-result linalg.generic whose body is one scalar op
+/// (the payload) on the block arguments of its inputs and on values captured
+/// from outside the body.
+struct Elementwise {
+  mutable mlir::linalg::GenericOp generic;
+  mlir::Operation *payload = nullptr;
+  /// Per payload operand: the input OpOperand whose block argument it is, or
+  /// null when it is a captured value (then `scalar` holds it).
+  struct Arg {
+    mlir::OpOperand *input = nullptr;
+    mlir::Value scalar;
+  };
+  llvm::SmallVector<Arg> args;
+
+  /// Rank of the iteration space (= the result's rank).
+  int64_t rank() const { return generic.getNumLoops(); }
+  /// The indexing map of a tensor argument.
+  mlir::AffineMap map(const Arg &a) const {
+    return generic.getMatchingIndexingMap(a.input);
+  }
+  /// Whether `a` reads a tensor of the result's shape through the identity.
+  bool isIdentity(const Arg &a) const;
+};
+
+/// Matches `v` as the result of an elementwise generic (see Elementwise).
+std::optional<Elementwise> matchElementwise(mlir::Value v);
+
+/// Same, also requiring the payload to be a `PayloadOp`.
+template <typename PayloadOp>
+std::optional<Elementwise> matchElementwiseOf(mlir::Value v) {
+  std::optional<Elementwise> e = matchElementwise(v);
+  if (!e || !mlir::isa<PayloadOp>(e->payload))
+    return std::nullopt;
+  return e;
+}
+
+/// The value of a float splat: a captured scalar `arith.constant`, or a
+/// tensor argument defined by a splat `arith.constant` of any shape.
+std::optional<double> getSplatValue(const Elementwise::Arg &a);
+
+/// The float elements of a tensor defined by an `arith.constant` in f64.
+std::optional<llvm::SmallVector<double>> getConstantValues(mlir::Value v);
+
+/// Whether `op` only splits or merges the dims before the last two (the
+/// last two dims are single-dim groups of its reassociation).
+bool reshapesOnlyLeadingDims(mlir::Operation *op);
+
+/// Follows tensor.expand_shape / tensor.collapse_shape that only touch the
+/// leading dims back to their source.
+mlir::Value peelLeadingReshapes(mlir::Value v);
+
+/// Follows reshapes that only add or drop unit dims back to their source.
+mlir::Value peelUnitReshapes(mlir::Value v);
+
+/// The product of the leading (all but the last two) dims, or
+/// ShapedType::kDynamic.
+int64_t leadingProduct(mlir::ShapedType type);
+
+/// `v` as a rank-3 tensor `[prod(leading), S, D]`: a collapse_shape of its
+/// leading dims (or `v` when it is already rank 3).
+mlir::Value collapseLeadingDims(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value v);
+
+/// The two halves of `concat(a, b)` along the last dim, each half of it:
+/// `tensor.concat`, or two `tensor.insert_slice`s filling a `tensor.empty`.
+std::optional<std::pair<mlir::Value, mlir::Value>>
+matchHalvesConcat(mlir::Value v);
+
+/// The source of `tensor.extract_slice` of `[offset, offset + size)` of the
+/// last dim of a tensor with unit strides that keeps every other dim whole.
+mlir::Value matchLastDimSlice(mlir::Value v, int64_t offset, int64_t size);
+
+} // namespace posenc::raise
+
+#endif // POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEUTILS_H

@@ -1,0 +1,144 @@
+"""Execution equivalence of `posenc-raise` (docs/raising.md).
+
+Each case is a LLaMA-style attention block written as a TOSA exporter
+writes it (tosa_blocks.llama_block: RoPE from HuggingFace's float32 inverse
+frequencies, GQA by tile, an additive causal mask, decomposed softmax,
+tosa.matmul). It is compiled twice through `posenc-import-tosa` and
+`posenc-cpu-pipeline`, with `raise=false` (upstream's materializing
+lowering of the graph as written) and with the default `raise=true` (one
+posenc.fused_attention with RoPE prologues), run on seeded inputs, and
+both are compared with the numpy reference (`posenc.reference`, float64,
+written from SPEC.md) and with each other.
+
+Tolerances: both paths compute in f32 (online vs. materialized softmax,
+different summation orders; the raised RoPE recomputes the graph's inverse
+frequencies from posenc's formulas, equal within 8 f32 ulps); against
+float64 we allow atol 2e-5 + rtol 2e-4, as the fused-attention tests do,
+and between the two paths the same. Positions stay below 300, where the f32
+angle error is ~1e-5 absolute.
+"""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+posenc = pytest.importorskip("posenc")
+from posenc import reference as ref  # noqa: E402
+from posenc_testutil import assert_close, requires_capi  # noqa: E402
+import tosa_blocks  # noqa: E402
+
+pytestmark = requires_capi
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+POSENC_OPT = os.path.join(os.environ.get("POSENC_BUILD_DIR", os.path.join(ROOT, "build")),
+                          "bin", "posenc-opt")
+
+ATOL, RTOL = 2e-5, 2e-4
+RAISED = "builtin.module(posenc-import-tosa, posenc-cpu-pipeline)"
+UNRAISED = "builtin.module(posenc-import-tosa, posenc-cpu-pipeline{raise=false})"
+LLAMA3 = {"kind": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position": 8192}
+
+# (seq, q heads, kv heads, head dim, base, scaling, mask, position offset)
+CASES = [
+    (8, 4, 2, 64, 500000.0, LLAMA3, "lowest", 0),
+    (17, 2, 2, 32, 10000.0, None, "-inf", 3),
+    (33, 6, 2, 16, 10000.0, {"kind": "linear", "factor": 4.0}, None, 0),
+    (70, 8, 1, 64, 500000.0, LLAMA3, "lowest", 200),
+    (5, 3, 3, 128, 1000000.0, None, "lowest", 0),
+]
+
+
+def raised_ops(ir):
+    """The posenc ops `posenc-import-tosa,posenc-raise` leaves in `ir`, so
+    that each case checks that raising happened, not only that numbers
+    agree."""
+    out = subprocess.run([POSENC_OPT, "--posenc-import-tosa", "--posenc-raise"],
+                         input=ir, capture_output=True, text=True, check=True).stdout
+    return {op: out.count(f"= posenc.{op} ") for op in ("attention", "rope")}, out
+
+
+def llama_reference(q_proj, k_proj, v_proj, positions, hq, hkv, d, base,
+                    scaling, causal):
+    s = q_proj.shape[1]
+
+    def heads(x, h):
+        return x.reshape(1, s, h, d).transpose(0, 2, 1, 3)
+
+    q = ref.rope(heads(q_proj, hq), positions, "half", base, scaling=scaling)
+    k = ref.rope(heads(k_proj, hkv), positions, "half", base, scaling=scaling)
+    out = ref.attention(q, k, heads(v_proj, hkv), causal=causal)
+    return out.transpose(0, 2, 1, 3).reshape(1, s, hq * d)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"S{c[0]}-h{c[1]}/{c[2]}-d{c[3]}-{c[6]}")
+def test_llama_block_raised_equals_unraised(case):
+    s, hq, hkv, d, base, scaling, mask, offset = case
+    rng = np.random.default_rng(hash(case[:4]) % (1 << 32))
+    q_proj = rng.standard_normal((1, s, hq * d)).astype(np.float32)
+    k_proj = rng.standard_normal((1, s, hkv * d)).astype(np.float32)
+    v_proj = rng.standard_normal((1, s, hkv * d)).astype(np.float32)
+    positions = (np.arange(s, dtype=np.int32) + offset).reshape(1, s)
+    ir = tosa_blocks.llama_block(s, hq, hkv, d, base, scaling, mask)
+    args = (q_proj, k_proj, v_proj, positions)
+    counts, raised_ir = raised_ops(ir)
+    assert counts == {"attention": 1, "rope": 2}, raised_ir
+    assert ("causal" in raised_ir) == (mask is not None)
+
+    want = llama_reference(q_proj, k_proj, v_proj, positions[0], hq, hkv, d,
+                           base, scaling, causal=mask is not None)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(*args)
+    raised = posenc.compile(ir, pipeline=RAISED)(*args)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("s,h,d", [(9, 2, 16), (40, 3, 32)])
+def test_padding_mask_stays_a_bias(s, h, d):
+    """A run-time padding mask (finite lowest value on padded keys) is the
+    bias operand of the raised attention."""
+    rng = np.random.default_rng(s * 100 + h)
+    projs = [rng.standard_normal((1, s, h * d)).astype(np.float32) for _ in range(3)]
+    mask = np.zeros((1, 1, 1, s), np.float32)
+    mask[..., s - 3:] = np.finfo(np.float32).min  # the last three keys are padding
+    ir = tosa_blocks.padded_attention_block(s, h, d)
+    counts, raised_ir = raised_ops(ir)
+    assert counts == {"attention": 1, "rope": 0} and "bias(" in raised_ir, raised_ir
+
+    def heads(x):
+        return x.reshape(1, s, h, d).transpose(0, 2, 1, 3)
+
+    want = ref.attention(heads(projs[0]), heads(projs[1]), heads(projs[2]),
+                         bias=mask.astype(np.float64))
+    want = want.transpose(0, 2, 1, 3).reshape(1, s, h * d)
+    args = (*projs, mask)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(*args)
+    raised = posenc.compile(ir, pipeline=RAISED)(*args)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("h,s,d,base,scaling,offset", [
+    (2, 7, 16, 10000.0, None, 0),
+    (3, 33, 64, 500000.0, LLAMA3, 250),
+    (1, 12, 32, 10000.0, {"kind": "linear", "factor": 2.0}, 3),
+])
+def test_interleaved_rope_raised_equals_unraised(h, s, d, base, scaling, offset):
+    """Meta's LLaMA rotation in real arithmetic (tosa_blocks.rope_interleaved)
+    raises to posenc.rope interleaved; both programs match the reference."""
+    rng = np.random.default_rng(h * 1000 + s)
+    x = rng.standard_normal((1, h, s, d)).astype(np.float32)
+    positions = (np.arange(s, dtype=np.int32) + offset).reshape(1, s)
+    ir = "func.func @rope" + tosa_blocks.rope_interleaved(
+        h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling))
+    counts, raised_ir = raised_ops(ir)
+    assert counts["rope"] == 1 and "layout interleaved" in raised_ir, raised_ir
+    want = ref.rope(x, positions[0], "interleaved", base, scaling=scaling)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
+    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

@@ -1,0 +1,301 @@
+"""TOSA programs of transformer attention blocks written the way a TOSA
+exporter writes them (reshape/transpose of the projections, RoPE from an
+inverse-frequency constant, GQA by tile, an additive mask constant, softmax
+as reduce_max/sub/exp/reduce_sum/reciprocal/mul, tosa.matmul), for the
+raising tests (test_raising.py) and the benchmark (bench/run_bench.py).
+
+The inverse frequencies are computed as HuggingFace computes them, in
+float32 (`_compute_default_rope_parameters`, `_compute_llama3_parameters`),
+not from posenc's formulas: raising must recognize them by value.
+"""
+import math
+
+import numpy as np
+
+
+def hf_inv_freq(dim, base, scaling=None):
+    """HuggingFace's RoPE inverse frequencies [dim/2] in float32."""
+    exponent = (np.arange(0, dim, 2, dtype=np.int64).astype(np.float32)
+                / np.float32(dim))
+    inv = (np.float32(1.0) / (np.float32(base) ** exponent)).astype(np.float32)
+    kind = (scaling or {}).get("kind", "none")
+    if kind == "none":
+        return inv
+    factor = np.float32(scaling["factor"])
+    if kind == "linear":
+        return (inv / factor).astype(np.float32)
+    assert kind == "llama3", kind
+    low = np.float32(scaling.get("low_freq_factor", 1.0))
+    high = np.float32(scaling.get("high_freq_factor", 4.0))
+    orig = np.float32(scaling.get("original_max_position", 8192))
+    wavelen = (np.float32(2 * math.pi) / inv).astype(np.float32)
+    scaled = np.where(wavelen > orig / low, inv / factor, inv).astype(np.float32)
+    smooth = ((orig / wavelen - low) / (high - low)).astype(np.float32)
+    smoothed = ((1 - smooth) * scaled / factor + smooth * scaled).astype(np.float32)
+    medium = ~(wavelen < orig / high) & ~(wavelen > orig / low)
+    return np.where(medium, smoothed, scaled).astype(np.float32)
+
+
+def causal_mask(sq, sk, masked=np.finfo(np.float32).min):
+    """HuggingFace's additive causal mask [sq, sk] (bottom-right aligned)."""
+    i = np.arange(sq)[:, None] + (sk - sq)
+    j = np.arange(sk)[None, :]
+    return np.where(j > i, np.float32(masked), np.float32(0)).astype(np.float32)
+
+
+def _dense(values, shape):
+    """A dense float32 attribute: hex for large tensors, text otherwise."""
+    array = np.ascontiguousarray(np.asarray(values, np.float32).reshape(shape))
+    if array.size > 4096:
+        return f'dense<"0x{array.tobytes().hex().upper()}">'
+    return "dense<" + np.array2string(
+        array, separator=", ", threshold=1 << 30, floatmode="unique",
+        max_line_width=1 << 30).replace("-inf", "0xFF800000").replace(
+        "inf", "0x7F800000") + ">"
+
+
+class _Tosa:
+    """Emits TOSA ops as text, naming results %t0, %t1, ..."""
+
+    def __init__(self):
+        self.lines, self.count = [], 0
+
+    def _name(self):
+        self.count += 1
+        return f"%t{self.count}"
+
+    @staticmethod
+    def ty(shape, elem="f32"):
+        return "tensor<" + "x".join(str(s) for s in shape) + f"x{elem}>"
+
+    def op(self, text, result_type):
+        name = self._name()
+        self.lines.append(f"    {name} = {text} -> {result_type}")
+        return name
+
+    def const(self, values, shape):
+        return self.op(f'"tosa.const"() {{values = {_dense(values, shape)} : '
+                       f'{self.ty(shape)}}} : ()', self.ty(shape))
+
+    def shape(self, dims):
+        return self.op(f"tosa.const_shape {{values = dense<{list(dims)}> : "
+                       f"tensor<{len(dims)}xindex>}} : ()", f"!tosa.shape<{len(dims)}>")
+
+    def reshape(self, x, xshape, shape, elem="f32"):
+        s = self.shape(shape)
+        return self.op(f"tosa.reshape {x}, {s} : ({self.ty(xshape, elem)}, "
+                       f"!tosa.shape<{len(shape)}>)", self.ty(shape, elem))
+
+    def transpose(self, x, xshape, perms):
+        shape = [xshape[p] for p in perms]
+        return self.op(f"tosa.transpose {x} {{perms = array<i32: "
+                       f"{', '.join(map(str, perms))}>}} : ({self.ty(xshape)})",
+                       self.ty(shape)), shape
+
+    def binary(self, name, a, ashape, b, bshape, shape):
+        return self.op(f"tosa.{name} {a}, {b} : ({self.ty(ashape)}, "
+                       f"{self.ty(bshape)})", self.ty(shape))
+
+    def mul(self, a, ashape, b, bshape, shape):
+        shift = self.op('"tosa.const"() {values = dense<0> : tensor<1xi8>} : ()',
+                        "tensor<1xi8>")
+        return self.op(f"tosa.mul {a}, {b}, {shift} : ({self.ty(ashape)}, "
+                       f"{self.ty(bshape)}, tensor<1xi8>)", self.ty(shape))
+
+    def unary(self, name, x, shape, out_shape=None, elem="f32", out_elem="f32"):
+        return self.op(f"tosa.{name} {x} : ({self.ty(shape, elem)})",
+                       self.ty(out_shape or shape, out_elem))
+
+    def reduce(self, name, x, shape, axis):
+        out = list(shape)
+        out[axis] = 1
+        return self.op(f"tosa.{name} {x} {{axis = {axis} : i32}} : "
+                       f"({self.ty(shape)})", self.ty(out)), out
+
+    def slice(self, x, shape, start, size):
+        a, b = self.shape(start), self.shape(size)
+        return self.op(f"tosa.slice {x}, {a}, {b} : ({self.ty(shape)}, "
+                       f"!tosa.shape<{len(shape)}>, !tosa.shape<{len(shape)}>)",
+                       self.ty(size))
+
+    def concat(self, a, b, shape, axis):
+        out = list(shape)
+        out[axis] *= 2
+        return self.op(f"tosa.concat {a}, {b} {{axis = {axis} : i32}} : "
+                       f"({self.ty(shape)}, {self.ty(shape)})", self.ty(out)), out
+
+    def negate(self, x, shape):
+        zp = self.op('"tosa.const"() {values = dense<0.0> : tensor<1xf32>} : ()',
+                     "tensor<1xf32>")
+        return self.op(f"tosa.negate {x}, {zp}, {zp} : ({self.ty(shape)}, "
+                       "tensor<1xf32>, tensor<1xf32>)", self.ty(shape))
+
+    def matmul(self, a, ashape, b, bshape):
+        zp = self.op('"tosa.const"() {values = dense<0.0> : tensor<1xf32>} : ()',
+                     "tensor<1xf32>")
+        shape = [ashape[0], ashape[1], bshape[2]]
+        return self.op(f"tosa.matmul {a}, {b}, {zp}, {zp} : ({self.ty(ashape)}, "
+                       f"{self.ty(bshape)}, tensor<1xf32>, tensor<1xf32>)",
+                       self.ty(shape)), shape
+
+    def tile(self, x, shape, multiples):
+        m = self.shape(multiples)
+        out = [s * t for s, t in zip(shape, multiples)]
+        return self.op(f"tosa.tile {x}, {m} : ({self.ty(shape)}, "
+                       f"!tosa.shape<{len(shape)}>)", self.ty(out)), out
+
+
+def _rope_tables(t, pos, s, d, inv_freq):
+    """cos/sin [1, 1, S, D] of concat(f, f), f = float(pos) * inv_freq."""
+    inv = t.const(inv_freq, [1, 1, d // 2])
+    p3 = t.reshape(pos, [1, s], [1, s, 1], "i32")
+    pf = t.unary("cast", p3, [1, s, 1], elem="i32")
+    freqs = t.mul(pf, [1, s, 1], inv, [1, 1, d // 2], [1, s, d // 2])
+    emb, _ = t.concat(freqs, freqs, [1, s, d // 2], 2)
+    cos = t.unary("cos", emb, [1, s, d])
+    sin = t.unary("sin", emb, [1, s, d])
+    return (t.reshape(cos, [1, s, d], [1, 1, s, d]),
+            t.reshape(sin, [1, s, d], [1, 1, s, d]))
+
+
+def _apply_rope(t, x, shape, cos, sin):
+    """x * cos + rotate_half(x) * sin, rotate_half = concat(-x2, x1)."""
+    d = shape[-1]
+    half = list(shape[:-1]) + [d // 2]
+    x1 = t.slice(x, shape, [0] * len(shape), half)
+    x2 = t.slice(x, shape, [0] * (len(shape) - 1) + [d // 2], half)
+    rot, _ = t.concat(t.negate(x2, half), x1, half, len(shape) - 1)
+    table = [1, 1, shape[2], d]
+    return t.binary("add", t.mul(x, shape, cos, table, shape), shape,
+                    t.mul(rot, shape, sin, table, shape), shape, shape)
+
+
+def _pair_tables(t, pos, s, d, inv_freq):
+    """cos/sin [1, 1, S, D/2, 1] of f = float(pos) * inv_freq (no concat)."""
+    inv = t.const(inv_freq, [1, 1, d // 2])
+    p3 = t.reshape(pos, [1, s], [1, s, 1], "i32")
+    pf = t.unary("cast", p3, [1, s, 1], elem="i32")
+    freqs = t.mul(pf, [1, s, 1], inv, [1, 1, d // 2], [1, s, d // 2])
+    return tuple(t.reshape(t.unary(fn, freqs, [1, s, d // 2]), [1, s, d // 2],
+                           [1, 1, s, d // 2, 1]) for fn in ("cos", "sin"))
+
+
+def _apply_rope_interleaved(t, x, shape, cos, sin, sign_swapped=False):
+    """Meta's LLaMA rotation in real arithmetic: pairs (x[2p], x[2p+1]) by a
+    reshape to [..., D/2, 2]; (a cos - b sin, a sin + b cos); reshape back.
+    `sign_swapped` writes (a cos + b sin, b cos - a sin): the other
+    direction."""
+    pairs = list(shape[:-1]) + [shape[-1] // 2, 2]
+    one = list(shape[:-1]) + [shape[-1] // 2, 1]
+    xr = t.reshape(x, shape, pairs)
+    a = t.slice(xr, pairs, [0] * 5, one)
+    b = t.slice(xr, pairs, [0] * 4 + [1], one)
+    table = [1, 1, shape[2], shape[-1] // 2, 1]
+    ac, bs = t.mul(a, one, cos, table, one), t.mul(b, one, sin, table, one)
+    asn, bc = t.mul(a, one, sin, table, one), t.mul(b, one, cos, table, one)
+    if sign_swapped:
+        first = t.binary("add", ac, one, bs, one, one)
+        second = t.binary("sub", bc, one, asn, one, one)
+    else:
+        first = t.binary("sub", ac, one, bs, one, one)
+        second = t.binary("add", asn, one, bc, one, one)
+    out, _ = t.concat(first, second, one, 4)
+    return t.reshape(out, pairs, shape)
+
+
+def rope_interleaved(h, s, d, inv_freq, sign_swapped=False):
+    """posenc.rope interleaved as an exporter writes it: (x [1,H,S,D],
+    position_ids [1,S]) -> [1,H,S,D]."""
+    t = _Tosa()
+    cos, sin = _pair_tables(t, "%pos", s, d, inv_freq)
+    out = _apply_rope_interleaved(t, "%x", [1, h, s, d], cos, sin, sign_swapped)
+    ty = _Tosa.ty
+    return (f"(%x: {ty([1, h, s, d])}, %pos: {ty([1, s], 'i32')}) -> {ty([1, h, s, d])} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty([1, h, s, d])}\n}}\n")
+
+
+def _heads(t, proj, s, h, d):
+    """[1, S, H*D] -> [1, H, S, D]."""
+    x = t.reshape(proj, [1, s, h * d], [1, s, h, d])
+    return t.transpose(x, [1, s, h, d], [0, 2, 1, 3])[0]
+
+
+def _repeat_kv(t, x, hkv, s, d, rep):
+    """HuggingFace repeat_kv as a TOSA exporter writes it (tile)."""
+    if rep == 1:
+        return x
+    x5 = t.reshape(x, [1, hkv, s, d], [1, hkv, 1, s, d])
+    tiled, _ = t.tile(x5, [1, hkv, 1, s, d], [1, 1, rep, 1, 1])
+    return t.reshape(tiled, [1, hkv, rep, s, d], [1, hkv * rep, s, d])
+
+
+def _attention_core(t, q, k, v, s, hq, d, scale, mask):
+    """softmax(q k^T * scale + mask) v on [1, Hq, S, D] tensors -> [1, S, Hq*D]."""
+    kt, _ = t.transpose(k, [1, hq, s, d], [0, 1, 3, 2])
+    q3 = t.reshape(q, [1, hq, s, d], [hq, s, d])
+    k3 = t.reshape(kt, [1, hq, d, s], [hq, d, s])
+    scores, _ = t.matmul(q3, [hq, s, d], k3, [hq, d, s])
+    scores = t.mul(scores, [hq, s, s], t.const([scale], [1, 1, 1]), [1, 1, 1],
+                   [hq, s, s])
+    s4 = t.reshape(scores, [hq, s, s], [1, hq, s, s])
+    shape = [1, hq, s, s]
+    if isinstance(mask, str):  # a run-time padding mask argument [1, 1, 1, S]
+        s4 = t.binary("add", s4, shape, mask, [1, 1, 1, s], shape)
+    elif mask is not None:
+        s4 = t.binary("add", s4, shape, t.const(mask, [1, 1, s, s]),
+                      [1, 1, s, s], shape)
+    mx, red = t.reduce("reduce_max", s4, shape, 3)
+    e = t.unary("exp", t.binary("sub", s4, shape, mx, red, shape), shape)
+    total, _ = t.reduce("reduce_sum", e, shape, 3)
+    p = t.mul(e, shape, t.unary("reciprocal", total, red), red, shape)
+    p3 = t.reshape(p, shape, [hq, s, s])
+    v3 = t.reshape(v, [1, hq, s, d], [hq, s, d])
+    out, _ = t.matmul(p3, [hq, s, s], v3, [hq, s, d])
+    o4 = t.reshape(out, [hq, s, d], [1, hq, s, d])
+    o4, _ = t.transpose(o4, [1, hq, s, d], [0, 2, 1, 3])
+    return t.reshape(o4, [1, s, hq, d], [1, s, hq * d])
+
+
+def llama_block(s, hq, hkv, d, base=500000.0, scaling=None, mask="lowest",
+                scale=None):
+    """A LLaMA-style attention block in TOSA: RoPE (half layout, tables from
+    HuggingFace's float32 inverse frequencies and the position_ids
+    argument), GQA by tile, the additive causal mask (`mask`: "lowest" for
+    HuggingFace's finfo.min, "-inf", or None), softmax and the two matmuls.
+
+    Signature: (q_proj [1,S,Hq*D], k_proj [1,S,Hkv*D], v_proj [1,S,Hkv*D],
+    position_ids [1,S] i32) -> [1,S,Hq*D]."""
+    t = _Tosa()
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    q = _heads(t, "%q_proj", s, hq, d)
+    k = _heads(t, "%k_proj", s, hkv, d)
+    v = _heads(t, "%v_proj", s, hkv, d)
+    cos, sin = _rope_tables(t, "%position_ids", s, d,
+                            hf_inv_freq(d, base, scaling))
+    q = _apply_rope(t, q, [1, hq, s, d], cos, sin)
+    k = _apply_rope(t, k, [1, hkv, s, d], cos, sin)
+    k = _repeat_kv(t, k, hkv, s, d, hq // hkv)
+    v = _repeat_kv(t, v, hkv, s, d, hq // hkv)
+    masked = {"lowest": np.finfo(np.float32).min, "-inf": -np.inf}
+    bias = None if mask is None else causal_mask(s, s, masked[mask])
+    out = _attention_core(t, q, k, v, s, hq, d, scale, bias)
+    ty = _Tosa.ty
+    return (f"func.func @llama_block(%q_proj: {ty([1, s, hq * d])}, "
+            f"%k_proj: {ty([1, s, hkv * d])}, %v_proj: {ty([1, s, hkv * d])}, "
+            f"%position_ids: {ty([1, s], 'i32')}) -> {ty([1, s, hq * d])} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty([1, s, hq * d])}\n}}\n")
+
+
+def padded_attention_block(s, h, d, scale=None):
+    """Attention without position encoding and with HuggingFace's padding
+    mask as a run-time argument: (q_proj [1,S,H*D], k_proj, v_proj,
+    mask [1,1,1,S]) -> [1,S,H*D]. The mask stays an additive bias."""
+    t = _Tosa()
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    q, k, v = (_heads(t, f"%{n}_proj", s, h, d) for n in "qkv")
+    out = _attention_core(t, q, k, v, s, h, d, scale, "%mask")
+    ty = _Tosa.ty
+    return (f"func.func @padded_attention(%q_proj: {ty([1, s, h * d])}, "
+            f"%k_proj: {ty([1, s, h * d])}, %v_proj: {ty([1, s, h * d])}, "
+            f"%mask: {ty([1, 1, 1, s])}) -> {ty([1, s, h * d])} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty([1, s, h * d])}\n}}\n")
