@@ -18,7 +18,7 @@ is ~1e-5 absolute, well inside the bound after the dot products.
 import numpy as np
 import pytest
 
-posenc = pytest.importorskip("posenc")
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
 from posenc_testutil import assert_close as _assert_close  # noqa: E402
 
@@ -155,6 +155,17 @@ def test_rope_only_key_dynamic():
 def test_alibi(sq, sk, causal, symmetric):
     ir, args, want = attention_case([], 4, 4, sq, sk, 16, 16, causal=causal,
                                     alibi={"symmetric": symmetric}, seed=4)
+    run_paths(ir, args, want)
+
+
+@pytest.mark.parametrize("hq,hkv", [(5, 5), (12, 4)])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_alibi_non_power_of_two_heads(hq, hkv, causal, symmetric):
+    """ALiBi slopes for head counts that are not powers of two interleave a
+    second geometric sequence (SPEC.md); the fused score_mod must follow."""
+    ir, args, want = attention_case([], hq, hkv, 17, 100, 16, 16, causal=causal,
+                                    alibi={"symmetric": symmetric}, seed=12)
     run_paths(ir, args, want)
 
 
