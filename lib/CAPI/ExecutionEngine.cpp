@@ -206,6 +206,7 @@ PosencJit posencJitCreate(PosencModule module, int optLevel,
     return fail(diagnostics.message("cannot JIT-compile the module: " +
                                     llvm::toString(engine.takeError())));
   registerRuntimeCheckSymbols(**engine);
+  installRuntimeErrorHandlers(loaded.libraries);
   return PosencJit{engine->release()};
 }
 
