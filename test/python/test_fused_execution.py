@@ -1,5 +1,6 @@
 """Execution tests of the fused attention path (posenc-fuse-attention +
-posenc-decompose-attention, `posenc-cpu-pipeline{reference=false}`).
+posenc-decompose-attention, `posenc-cpu-pipeline{reference=false}`), and of
+the scalar tile layout the GPU's FMA kernel uses, lowered for the CPU.
 
 Each case compiles one program twice, with the fused path and with the
 reference lowering (`reference=true`), runs both on the same seeded inputs and
@@ -27,6 +28,11 @@ FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
 FUSED_SMALL_TILES = ("builtin.module(posenc-cpu-pipeline{reference=false "
                      "attention-query-tile=8 attention-key-tile=16})")
 REFERENCE = "builtin.module(posenc-cpu-pipeline{reference=true})"
+# The scalar tile layout (vector-layout=false: what --posenc-to-nvvm's FMA
+# kernel maps onto threads), decomposed first and then lowered for the CPU:
+# its masks, RoPE and score terms run here without a GPU.
+SCALAR_TILES = ("builtin.module(posenc-fuse-attention, "
+                "posenc-decompose-attention{query-tile=8 key-tile=16}, posenc-cpu-pipeline)")
 
 
 def ttype(shape, elem="f32"):
@@ -38,7 +44,7 @@ def assert_close(got, want, what, atol=ATOL, rtol=RTOL):
     _assert_close(got, want, atol, rtol, what)
 
 
-def run_paths(ir, args, want, pipelines=(FUSED, FUSED_SMALL_TILES)):
+def run_paths(ir, args, want, pipelines=(FUSED, FUSED_SMALL_TILES, SCALAR_TILES)):
     """Compiles `ir` with each fused pipeline and the reference one, checks
     every result against `want` (numpy) and the fused ones against the
     reference lowering."""
