@@ -29,24 +29,18 @@
 
 #include "ProgramWriter.h"
 
-#include "posenc/Conversion/Passes.h"
-#include "posenc/Dialect/Posenc/IR/PosencDialect.h"
-#include "posenc/Dialect/Posenc/Transforms/Passes.h"
-#include "posenc/Pipelines/Pipelines.h"
+#include "posenc/InitAllDialects.h"
+#include "posenc/InitAllPasses.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVM/NVVM/Target.h"
-#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -143,15 +137,11 @@ void runInput(llvm::StringRef text) {
 extern "C" int LLVMFuzzerInitialize(int *argc, char ***argv) {
   FuzzState &fuzz = state();
   fuzz.verbose = std::getenv("POSENC_FUZZ_VERBOSE") != nullptr;
-  registerAllDialects(fuzz.registry);
-  registerAllExtensions(fuzz.registry);
-  registerAllToLLVMIRTranslations(fuzz.registry);
-  NVVM::registerNVVMTargetInterfaceExternalModels(fuzz.registry);
-  fuzz.registry.insert<posenc::PosencDialect>();
-  registerAllPasses();
-  posenc::registerPosencConversionPasses();
-  posenc::registerPosencTransformsPasses();
-  posenc::registerPosencPipelines();
+  // What posenc-opt, the C API and the plugin register (one registration
+  // point), without posenc-opt's test-only passes.
+  posenc::registerAllDialectsAndDependencies(fuzz.registry);
+  mlir::registerAllPasses();
+  posenc::registerAllPasses();
   llvm::InitializeAllTargets();
   llvm::InitializeAllTargetMCs();
   llvm::InitializeAllAsmPrinters();

@@ -411,6 +411,36 @@ POSENC_CUDA_EXPORT void posencCudaSetErrorHandler(void (*handler)(const char *))
   errorHandler.store(handler);
 }
 
+/// mgpuMemAlloc(sizeBytes, nullptr, /*isHostShared=*/true) for callers that
+/// must not exit (the Python package's argument copies): returns the
+/// CUresult, writes the pointer (null for 0 bytes) or why it failed into
+/// `message` (at most `size` bytes, NUL included). The device is assumed
+/// usable (posencCudaProbe first).
+POSENC_CUDA_EXPORT int posencCudaAllocManaged(uint64_t sizeBytes,
+                                              void **pointer, char *message,
+                                              size_t size) {
+  *pointer = nullptr;
+  if (sizeBytes == 0)
+    return CUDA_SUCCESS;
+  ScopedContext context;
+  CUdeviceptr allocated = 0;
+  CUresult result =
+      cuMemAllocManaged(&allocated, sizeBytes, CU_MEM_ATTACH_GLOBAL);
+  if (result != CUDA_SUCCESS) {
+    const char *name = nullptr;
+    if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
+      name = "<unknown CUDA error>";
+    if (message && size)
+      std::snprintf(message, size,
+                    "cuMemAllocManaged of %llu bytes failed: %s (%d)",
+                    static_cast<unsigned long long>(sizeBytes), name,
+                    static_cast<int>(result));
+    return static_cast<int>(result);
+  }
+  *pointer = reinterpret_cast<void *>(allocated);
+  return CUDA_SUCCESS;
+}
+
 //===----------------------------------------------------------------------===//
 // Probing (not part of the mgpu* ABI)
 //===----------------------------------------------------------------------===//
