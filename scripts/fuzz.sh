@@ -46,6 +46,12 @@ fi
 shopt -s nullglob
 findings=("$work"/artifacts/*)
 echo "fuzz: ${#findings[@]} finding(s)"
+# A job libFuzzer counts as crashed but that left no artifact died without
+# libFuzzer's handler (killed from outside): said, not hidden.
+counted="$(sed -E 's|.*oom/timeout/crash: ([0-9]+)/([0-9]+)/([0-9]+).*|\1+\2+\3|' <<<"$status_line")"
+if (( counted > ${#findings[@]} )); then
+  echo "fuzz: warning: libFuzzer counted $((counted)) failed job(s) but ${#findings[@]} artifact(s); see $log"
+fi
 if ((${#findings[@]})); then
   "$POSENC_PYTHON" "$root/test/fuzz/classify-crash.py" "$build/bin/posenc-fuzz" "${findings[@]}"
 fi

@@ -69,7 +69,8 @@ def is_driver(function, location):
 
 def short(function):
     """The function name without parameter lists and template arguments."""
-    name = re.sub(r"\(.*", "", function)
+    name = function.replace("(anonymous namespace)", "{anon}")
+    name = re.sub(r"\(.*", "", name)
     return re.sub(r"<[^<>]*>", "", name).strip()
 
 
