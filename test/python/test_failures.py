@@ -94,7 +94,7 @@ func.func @stream() -> i64 {
   %i = llvm.ptrtoint %s : !llvm.ptr to i64
   return %i : i64
 }'''
-libs = compiler._get_library().default_shared_libs() + [compiler.cuda_runtime_path()]
+libs = compiler.get_library().default_shared_libs() + [compiler.cuda_runtime_path()]
 stream = posenc.compile(ir, shared_libs=libs)
 for attempt in range(2):
     try:
