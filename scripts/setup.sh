@@ -10,6 +10,10 @@ packages=(
   cmake ninja-build g++ git
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libomp-22-dev
   python3 python3-numpy python3-pytest pybind11-dev libgtest-dev
+  # The instrumented build (scripts/build-asan.sh: ASan + UBSan + libFuzzer):
+  # clang-22, and its runtimes (libclang_rt.asan/ubsan/fuzzer*.a are in
+  # libclang-rt-22-dev; libfuzzer-22-dev only adds a standalone libFuzzer.a).
+  clang-22 libclang-rt-22-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 config.name = "posenc"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs", "python"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "Inputs", "python", "fuzz"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.posenc_obj_root, "test")
 
@@ -49,6 +49,12 @@ llvm_config.add_tool_substitutions(
     tools, [config.posenc_tools_dir, config.llvm_tools_dir])
 
 # Feature flags: what this machine can run.
+# An instrumented build (scripts/test-sanitizers.sh): tests in which an
+# uninstrumented host process (python, the stock mlir-opt, a downstream
+# project's build) loads or links posenc's instrumented libraries cannot
+# run; they say `UNSUPPORTED: sanitizer`.
+if config.posenc_sanitizer:
+    config.available_features.add("sanitizer")
 cuda_root = next((os.environ[v] for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")
                   if os.path.isdir(os.environ.get(v, ""))), "/usr/local/cuda")
 if shutil.which("ptxas") or os.path.exists(os.path.join(cuda_root, "bin", "ptxas")):

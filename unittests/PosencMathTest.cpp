@@ -63,8 +63,11 @@ TEST_F(PosencMathTest, NtkScalesTheBase) {
 
 TEST_F(PosencMathTest, DynamicNtkOnlyPastOriginalLength) {
   auto dyn = scaling(RopeScalingKind::dynamic, 2.0, /*orig=*/100);
-  // L <= orig: unchanged.
-  auto below = computeRopeInvFreq(10000.0, 4, dyn, 100);
+  // L <= orig: unchanged (at L == orig the formula gives base too; L = 50
+  // is where a missing max(L, orig) would shrink the base).
+  auto at = computeRopeInvFreq(10000.0, 4, dyn, 100);
+  EXPECT_NEAR(at[1], 0.01, 1e-15);
+  auto below = computeRopeInvFreq(10000.0, 4, dyn, 50);
   EXPECT_NEAR(below[1], 0.01, 1e-15);
   // L = 200: base' = 10000 * (2*200/100 - 1)^2 = 90000; inv = 1/300.
   auto above = computeRopeInvFreq(10000.0, 4, dyn, 200);

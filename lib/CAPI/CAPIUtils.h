@@ -17,7 +17,9 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -87,9 +89,15 @@ private:
   mlir::SourceMgrDiagnosticHandler handler;
 };
 
-/// Resolves the compiled code's puts/abort so that run-time checks report
-/// through posencJitCall (RuntimeChecks.cpp).
+/// Resolves the compiled code's puts/abort/malloc so that failed run-time
+/// checks and allocations report through posencJitCall (RuntimeChecks.cpp).
 void registerRuntimeCheckSymbols(mlir::ExecutionEngine &engine);
+
+/// Hands the run-time failure handler to the libraries that take one
+/// (libposenc_cuda_runtime.so's posencCudaSetErrorHandler), so that their
+/// errors end posencJitCall too (RuntimeChecks.cpp).
+void installRuntimeErrorHandlers(
+    llvm::ArrayRef<llvm::sys::DynamicLibrary> libraries);
 
 } // namespace posenc::capi
 

@@ -21,6 +21,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace posenc::capi;
 
@@ -193,9 +195,14 @@ PosencJit posencJitCreate(PosencModule module, int optLevel,
 
   llvm::SmallVector<llvm::StringRef> libraryRefs(loaded.paths.begin(),
                                                  loaded.paths.end());
+  // ExecutionEngineOptions::transformer is a function_ref: the std::function
+  // it refers to must outlive ExecutionEngine::create (ASan found the
+  // temporary this used to be: stack-use-after-scope).
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                /*targetMachine=*/targetMachine->get());
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(
-      optLevel, /*sizeLevel=*/0, /*targetMachine=*/targetMachine->get());
+  options.transformer = transformer;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel);
   options.sharedLibPaths = libraryRefs;
 
@@ -206,6 +213,7 @@ PosencJit posencJitCreate(PosencModule module, int optLevel,
     return fail(diagnostics.message("cannot JIT-compile the module: " +
                                     llvm::toString(engine.takeError())));
   registerRuntimeCheckSymbols(**engine);
+  installRuntimeErrorHandlers(loaded.libraries);
   return PosencJit{engine->release()};
 }
 

@@ -120,8 +120,13 @@ def _float(value, what):
     value = float(value)
     if not math.isfinite(value):
         raise ValueError(f"{what} must be finite, got {value}")
-    # repr() is the shortest text that round-trips, always with '.' or 'e'.
-    return repr(value)
+    # repr() is the shortest text that round-trips; MLIR's float literals
+    # need a '.', which repr leaves out in exponent form (1e-07, 1e+16).
+    text = repr(value)
+    if "." not in text:
+        mantissa, _, exponent = text.partition("e")
+        text = f"{mantissa}.0" + (f"e{exponent}" if exponent else "")
+    return text
 
 
 def _int(value, what):

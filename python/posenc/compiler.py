@@ -79,8 +79,9 @@ def compile(ir, entry=None, target="cpu", pipeline=None, *, opt_level=2,
       a driver or a GPU, PosencError says so. Array arguments are copied
       into managed memory for the call (memref arguments copied back) and
       results copied out, so callers pass and get numpy arrays as on the
-      CPU. A CUDA error during the call ends the process with the runtime
-      library's message (see docs/gpu.md).
+      CPU. A CUDA error during the call (or while copying the arguments)
+      raises PosencError with the runtime library's message, and the process
+      goes on (docs/reliability.md, "Failure model").
     pipeline: textual pass pipeline, default ``DEFAULT_PIPELINE`` (cpu) or
       ``builtin.module(posenc-to-nvvm{chip=...})`` (cuda); a bare
       pass list is nested into ``builtin.module(...)``. It must lower to the

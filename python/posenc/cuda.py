@@ -54,9 +54,10 @@ class CudaRuntime:
         self.probe_fn.restype = ctypes.c_int
         self.probe_fn.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
                                   ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]
-        self.mem_alloc = lib.mgpuMemAlloc
-        self.mem_alloc.restype = ctypes.c_void_p
-        self.mem_alloc.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_bool]
+        self.alloc_managed = lib.posencCudaAllocManaged
+        self.alloc_managed.restype = ctypes.c_int
+        self.alloc_managed.argtypes = [ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p),
+                                       ctypes.c_char_p, ctypes.c_size_t]
         self.mem_free = lib.mgpuMemFree
         self.mem_free.restype = None
         self.mem_free.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
@@ -64,7 +65,7 @@ class CudaRuntime:
     def probe(self):
         """(description, (major, minor)) of the default device; raises
         PosencError when no program could run on it. Never ends the
-        process (the mgpu* functions do on a CUDA error)."""
+        process (the mgpu* functions exit on a CUDA error outside a call)."""
         message = ctypes.create_string_buffer(512)
         major, minor = ctypes.c_int(0), ctypes.c_int(0)
         status = self.probe_fn(message, len(message), ctypes.byref(major), ctypes.byref(minor))
@@ -73,11 +74,19 @@ class CudaRuntime:
             raise PosencError(f"no usable CUDA device: {text}")
         return text, (major.value, minor.value)
 
+    def managed(self, size):
+        """`size` bytes of managed memory; PosencError (not an exit) when
+        the allocation fails."""
+        pointer, message = ctypes.c_void_p(), ctypes.create_string_buffer(256)
+        status = self.alloc_managed(size, ctypes.byref(pointer), message, len(message))
+        if status != 0:
+            raise PosencError(message.value.decode("utf-8", errors="replace"))
+        return pointer.value
+
     def memory(self):
         """The memory model of calls on the GPU: arguments copied into
         managed memory, results (managed too) released with mgpuMemFree."""
-        return CopiedMemory("cuda", lambda size: self.mem_alloc(size, None, True),
-                            lambda pointer: self.mem_free(pointer, None))
+        return CopiedMemory("cuda", self.managed, lambda pointer: self.mem_free(pointer, None))
 
 
 @once

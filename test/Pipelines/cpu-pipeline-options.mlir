@@ -21,11 +21,16 @@
 // unless fast-rope=false; rope-block-rows reaches it.
 // ROPE: posenc-lower-rope{block-rows=4}
 // ROPE: posenc-to-linalg
+// NOROPE: posenc-fuse-attention
+// NOROPE-NOT: posenc-lower-rope
+// NOROPE: posenc-to-linalg
 // NOROPE-NOT: posenc-lower-rope
 
 // REF-NOT: posenc-fuse-attention
 // REF-NOT: posenc-decompose-attention
 // REF: posenc-to-linalg
+// REF-NOT: posenc-fuse-attention
+// REF-NOT: posenc-decompose-attention
 func.func @empty() {
   return
 }

@@ -4,6 +4,8 @@
 // plugin, so plugin passes are named in --pass-pipeline (as in upstream's
 // mlir/examples/standalone), not as --posenc-to-linalg.
 //
+// The stock mlir-opt is not instrumented: it cannot load an ASan build's plugin.
+// UNSUPPORTED: sanitizer
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin %s | FileCheck %s --check-prefix=ROUNDTRIP
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin \
 // RUN:   --pass-pipeline="builtin.module(posenc-to-linalg)" %s | FileCheck %s --check-prefix=LINALG

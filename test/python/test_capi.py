@@ -26,10 +26,6 @@ from posenc import PosencError, compile, from_bf16_bits, to_bf16_bits  # noqa: E
 from posenc import compiler  # noqa: E402
 
 
-from posenc_testutil import requires_capi  # noqa: E402
-
-pytestmark = requires_capi
-
 RNG = np.random.default_rng(7)
 
 ADD_4xN = """

@@ -11,10 +11,12 @@ every scaling kind, ALiBi head counts that are and are not powers of two with
 head sharding (num_heads, head_offset), and Shaw clipping distances K smaller
 and larger than the sequence.
 
-The attention blocks run through two pipelines: the default
-(``posenc-cpu-pipeline``, the reference lowering) and the fused one
-(``reference=false``) with small tiles (8 query x 16 key rows), so that ragged
-last tiles are the rule.
+The attention blocks (and the rope and Shaw cases) run through two pipelines:
+the materializing reference lowering (``posenc-cpu-pipeline{reference=true}``)
+and the fused path (``reference=false``, ``posenc.compile``'s default) with
+small tiles (8 query x 16 key rows), so that ragged last tiles are the rule.
+Both are compared with the numpy reference, so a wrong fused path and a wrong
+reference lowering each fail on their own.
 
 Tolerances (absolute + relative * |reference|), from the arithmetic:
 * f32 results against the float64 reference: softmax and matmul accumulate in
@@ -31,7 +33,7 @@ import math
 import numpy as np
 import pytest
 
-posenc = pytest.importorskip("posenc")
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import PosencError  # noqa: E402
 from posenc import builders  # noqa: E402
 from posenc import reference as ref  # noqa: E402
@@ -41,7 +43,7 @@ SEED = 20240917
 
 ROPE_ATTENTION_ATOL, ROPE_ATTENTION_RTOL = 5e-5, 5e-4
 PIPELINES = {
-    "reference": None,  # posenc.compile's default
+    "reference": "builtin.module(posenc-cpu-pipeline{reference=true})",
     "fused": "builtin.module(posenc-cpu-pipeline{reference=false "
              "attention-query-tile=8 attention-key-tile=16})",
 }
@@ -59,40 +61,49 @@ def choice(rng, options):
     return options[int(rng.integers(len(options)))]
 
 
-_pipeline_usable = {}
+_pipeline_problems = {}
 
 
 def pipeline_problem(pipeline_name):
-    """None when the named pipeline compiles and runs the simplest attention
-    correctly, else why not. Whether the fused path works at all is
-    test_fused_execution.py's question; these tests add random
-    configurations on top of a working path, so they skip (with the reason)
-    rather than fail by the dozen when the path itself is broken."""
-    if pipeline_name not in _pipeline_usable:
+    """None when the named pipeline compiles and runs one small causal RoPE
+    attention on random inputs to the reference's numbers, else why not. The
+    inputs are random so that RoPE, the mask and the scale all change the
+    result (all-ones inputs give 1.0 whatever they do)."""
+    if pipeline_name not in _pipeline_problems:
         problem = None
         try:
-            program = posenc.llama_attention(1, 2, 1, 4, 4, causal=False)
-            q = np.ones((1, 2, 4, 4), np.float32)
-            kv = np.ones((1, 1, 4, 4), np.float32)
-            out = posenc.compile(program, pipeline=PIPELINES[pipeline_name])(
-                q, kv, kv, np.zeros(4, np.int32))
-            if not np.allclose(out, 1.0):
-                problem = "the simplest attention gives wrong numbers"
+            program = posenc.llama_attention(1, 2, 1, 5, 4, causal=True)
+            rng = draw(-1)
+            q = rng.standard_normal((1, 2, 5, 4)).astype(np.float32)
+            k = rng.standard_normal((1, 1, 5, 4)).astype(np.float32)
+            v = rng.standard_normal((1, 1, 5, 4)).astype(np.float32)
+            pos = np.arange(3, 8, dtype=np.int32)
+            got = posenc.compile(program, pipeline=PIPELINES[pipeline_name])(q, k, v, pos)
+            rope_kw = dict(base=program.config["rope_base"])
+            want = ref.attention(ref.rope(q, pos, "half", **rope_kw),
+                                 ref.rope(k, pos, "half", **rope_kw), v, causal=True)
+            if not np.allclose(got, want, atol=ROPE_ATTENTION_ATOL, rtol=ROPE_ATTENTION_RTOL):
+                problem = ("a 5-row causal RoPE attention gives wrong numbers: max error "
+                           f"{float(np.max(np.abs(got - want))):.3g}")
         except PosencError as error:
             problem = str(error).splitlines()[0] + " " + (error.diagnostics or "")[:300]
-        _pipeline_usable[pipeline_name] = problem
-    return _pipeline_usable[pipeline_name]
+        _pipeline_problems[pipeline_name] = problem
+    return _pipeline_problems[pipeline_name]
+
+
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
+def test_pipeline_health(pipeline):
+    problem = pipeline_problem(pipeline)
+    assert problem is None, f"the {pipeline} pipeline: {problem}"
 
 
 def compile_with(program, pipeline_name):
-    """Compiles through the named pipeline (see PIPELINES)."""
-    pipeline = PIPELINES[pipeline_name]
-    if pipeline is None:
-        return posenc.compile(program)
+    """Compiles through the named pipeline (see PIPELINES); a pipeline that
+    fails the health check fails every case with its reason (never skips)."""
     problem = pipeline_problem(pipeline_name)
     if problem:
-        pytest.skip(f"the {pipeline_name} pipeline is not usable in this build: {problem}")
-    return posenc.compile(program, pipeline=pipeline)
+        pytest.fail(f"the {pipeline_name} pipeline is broken in this build: {problem}")
+    return posenc.compile(program, pipeline=PIPELINES[pipeline_name])
 
 
 def random_scaling(rng, rotary_dim):
@@ -177,7 +188,8 @@ def rope_id(c):
 
 
 @pytest.mark.parametrize("c", ROPE_CASES, ids=[rope_id(c) for c in ROPE_CASES])
-def test_rope(c):
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
+def test_rope(c, pipeline):
     shape = list(c["shape"])
     program_shape = list(shape)
     if c["dynamic_seq"]:
@@ -190,7 +202,7 @@ def test_rope(c):
     rng = draw(1000 + ROPE_CASES.index(c))
     x, x64 = to_elem(rng.uniform(-1, 1, size=shape), c["dtype"])
     positions = (c["start"] + np.arange(shape[-2])).astype(NP_INT[c["pos_dtype"]])
-    got = from_elem(posenc.compile(program)(x, positions), c["dtype"])
+    got = from_elem(compile_with(program, pipeline)(x, positions), c["dtype"])
     want = ref.rope(x64, positions.astype(np.int64), c["layout"], base=c["base"],
                     rotary_dim=c["rotary_dim"], scaling=c["scaling"],
                     attention_factor=c["attention_factor"])
@@ -220,7 +232,8 @@ SINUSOIDAL_CASES = [
                          ids=[f"S{c['seq']}-D{c['dim']}-{c['layout']}"
                               f"{'-dyn' if c['dynamic'] else ''}{'-add' if c['add'] else ''}"
                               for c in SINUSOIDAL_CASES])
-def test_sinusoidal(c):
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
+def test_sinusoidal(c, pipeline):
     program = posenc.sinusoidal(None if c["dynamic"] else c["seq"], c["dim"],
                                 base=c["base"], layout=c["layout"], add_to_input=c["add"])
     rng = draw(2100 + SINUSOIDAL_CASES.index(c))
@@ -231,7 +244,7 @@ def test_sinusoidal(c):
         x = rng.standard_normal((c["seq"], c["dim"])).astype(np.float32)
         args.insert(0, x)
         want = want + x
-    got = posenc.compile(program)(*args)
+    got = compile_with(program, pipeline)(*args)
     assert_close(got, want, 1e-5 + 3e-7 * 2000, 1e-6, f"sinusoidal {c}")
 
 
@@ -306,8 +319,9 @@ def test_llama_attention(c, pipeline):
         assert np.all(got[..., : sq - sk, :] == 0.0)
 
 
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
-def test_llama_attention_half_precision(dtype):
+def test_llama_attention_half_precision(dtype, pipeline):
     program = posenc.llama_attention(1, 4, 2, None, 32, rope_scaling={
         "kind": "llama3", "factor": 8.0, "original_max_position": 16}, dtype=dtype)
     rng = draw(3500)
@@ -315,7 +329,7 @@ def test_llama_attention_half_precision(dtype):
     k, k64 = to_elem(rng.standard_normal((1, 2, 19, 32)), dtype)
     v, v64 = to_elem(rng.standard_normal((1, 2, 19, 32)), dtype)
     pos = np.arange(19, dtype=np.int32)
-    got = from_elem(posenc.compile(program)(q, k, v, pos), dtype)
+    got = from_elem(compile_with(program, pipeline)(q, k, v, pos), dtype)
     scaling = program.config["rope_scaling"]
     # The rotated q and k are rounded to the element type before attention.
     q_rot = from_elem(to_elem(ref.rope(q64, pos, "half", base=500000.0, scaling=scaling),
@@ -405,7 +419,8 @@ def shaw_id(c):
 
 
 @pytest.mark.parametrize("c", SHAW_CASES, ids=[shaw_id(c) for c in SHAW_CASES])
-def test_shaw_attention(c):
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
+def test_shaw_attention(c, pipeline):
     dyn = c["dynamic"]
     kwargs = {} if c["relation"] == "same" else {"kv_seq": None if dyn else c["kv_seq"]}
     program = posenc.shaw_attention(
@@ -420,7 +435,7 @@ def test_shaw_attention(c):
     rk = rng.standard_normal((2 * kk + 1, d)).astype(np.float32)
     rv = rng.standard_normal((2 * kk + 1, dv)).astype(np.float32)
     args = [q, k, v, rk] + ([rv] if c["rel_value"] else [])
-    got = posenc.compile(program)(*args)
+    got = compile_with(program, pipeline)(*args)
     want = ref.rel_pos_attention(*(a.astype(np.float64) for a in (q, k, v, rk)),
                                  rel_value=rv.astype(np.float64) if c["rel_value"] else None,
                                  causal=c["causal"])
@@ -430,7 +445,8 @@ def test_shaw_attention(c):
 # ---------------------------------------------------------------- alibi op
 
 @pytest.mark.parametrize("case", range(4))
-def test_alibi_bias(case):
+@pytest.mark.parametrize("pipeline", list(PIPELINES))
+def test_alibi_bias(case, pipeline):
     rng = draw(6000 + case)
     heads = int(choice(rng, [1, 5, 7, 12, 32]))
     sq, sk = int(rng.integers(1, 20)), int(rng.integers(1, 20))
@@ -438,7 +454,7 @@ def test_alibi_bias(case):
     dynamic = rng.random() < 0.5
     program = posenc.alibi_bias(heads, None if dynamic else sq, None if dynamic else sk,
                                 batch_shape=batch, symmetric=bool(rng.random() < 0.3))
-    got = posenc.compile(program)(*([sq, sk] if dynamic else []))
+    got = compile_with(program, pipeline)(*([sq, sk] if dynamic else []))
     want = ref.alibi_bias(heads, sq, sk, symmetric=program.config["symmetric"],
                           batch_shape=tuple(batch))
     assert_close(got, want, 1e-6, 1e-6, repr(program))
@@ -515,6 +531,18 @@ def test_builder_argument_errors(make, error, message):
     """What cannot be written as IR is refused by the builder itself."""
     with pytest.raises(error, match=message):
         make()
+
+
+@pytest.mark.parametrize("value", [1e-07, 1e16, 2.5e-300, 1e300, 0.1, 3.0])
+def test_builder_float_literals_parse(value):
+    """Every finite float reaches the IR as a literal MLIR parses (repr()
+    writes 1e-07 without the '.' MLIR requires), with its exact value."""
+    program = posenc.rope((2, 4), "half", scaling={
+        "kind": "yarn", "factor": 2.0, "original_max_position": 64, "beta_slow": value})
+    assert f"beta_slow = {builders._float(value, 'v')}>" in program
+    assert float(builders._float(value, "v")) == value
+    printed = posenc.compiler.run_pipeline(program, "builtin.module(canonicalize)")
+    assert "beta_slow" in printed
 
 
 def test_program_is_text_with_a_calling_convention():

@@ -20,7 +20,7 @@ the C++. Tolerances are stated per case and derived from the arithmetic:
 import numpy as np
 import pytest
 
-posenc = pytest.importorskip("posenc")
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
 from posenc_testutil import NP_ELEM, assert_close, from_elem, to_elem  # noqa: E402
 from posenc_testutil import elem_tolerance as _elem_tolerance  # noqa: E402

@@ -1,5 +1,6 @@
 """Execution tests of the fused attention path (posenc-fuse-attention +
-posenc-decompose-attention, `posenc-cpu-pipeline{reference=false}`).
+posenc-decompose-attention, `posenc-cpu-pipeline{reference=false}`), and of
+the scalar tile layout the GPU's FMA kernel uses, lowered for the CPU.
 
 Each case compiles one program twice, with the fused path and with the
 reference lowering (`reference=true`), runs both on the same seeded inputs and
@@ -18,7 +19,7 @@ is ~1e-5 absolute, well inside the bound after the dot products.
 import numpy as np
 import pytest
 
-posenc = pytest.importorskip("posenc")
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
 from posenc_testutil import assert_close as _assert_close  # noqa: E402
 
@@ -27,6 +28,11 @@ FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
 FUSED_SMALL_TILES = ("builtin.module(posenc-cpu-pipeline{reference=false "
                      "attention-query-tile=8 attention-key-tile=16})")
 REFERENCE = "builtin.module(posenc-cpu-pipeline{reference=true})"
+# The scalar tile layout (vector-layout=false: what --posenc-to-nvvm's FMA
+# kernel maps onto threads), decomposed first and then lowered for the CPU:
+# its masks, RoPE and score terms run here without a GPU.
+SCALAR_TILES = ("builtin.module(posenc-fuse-attention, "
+                "posenc-decompose-attention{query-tile=8 key-tile=16}, posenc-cpu-pipeline)")
 
 
 def ttype(shape, elem="f32"):
@@ -38,7 +44,7 @@ def assert_close(got, want, what, atol=ATOL, rtol=RTOL):
     _assert_close(got, want, atol, rtol, what)
 
 
-def run_paths(ir, args, want, pipelines=(FUSED, FUSED_SMALL_TILES)):
+def run_paths(ir, args, want, pipelines=(FUSED, FUSED_SMALL_TILES, SCALAR_TILES)):
     """Compiles `ir` with each fused pipeline and the reference one, checks
     every result against `want` (numpy) and the fused ones against the
     reference lowering."""
@@ -155,6 +161,17 @@ def test_rope_only_key_dynamic():
 def test_alibi(sq, sk, causal, symmetric):
     ir, args, want = attention_case([], 4, 4, sq, sk, 16, 16, causal=causal,
                                     alibi={"symmetric": symmetric}, seed=4)
+    run_paths(ir, args, want)
+
+
+@pytest.mark.parametrize("hq,hkv", [(5, 5), (12, 4)])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_alibi_non_power_of_two_heads(hq, hkv, causal, symmetric):
+    """ALiBi slopes for head counts that are not powers of two interleave a
+    second geometric sequence (SPEC.md); the fused score_mod must follow."""
+    ir, args, want = attention_case([], hq, hkv, 17, 100, 16, 16, causal=causal,
+                                    alibi={"symmetric": symmetric}, seed=12)
     run_paths(ir, args, want)
 
 

@@ -7,11 +7,16 @@
 // which the Debian LLVM packages do not include; this library implements the
 // same ABI (the signatures of LLVM 22's lowering) over the CUDA driver API.
 //
-// Every CUDA error is fatal: the library prints which call failed, the CUDA
-// error name and description, and exits with status 1. Continuing would only
-// turn the error into a wrong result or a crash further away from its cause.
-// posencCudaProbe, outside the mgpu* ABI, is the exception: it reports
-// whether a device can run programs, for callers that must not exit.
+// A CUDA error ends the call it happens in: the library formats which call
+// failed, the CUDA error name and description, and hands the message to the
+// error handler its host installed (posencCudaSetErrorHandler; the C API's
+// posencJitCall installs one that returns the message as the call's error,
+// so that Python gets a PosencError and goes on). Without a handler, or when
+// the handler returns (no call to end on this thread), the library prints
+// the message and exits with status 1: continuing would only turn the error
+// into a wrong result or a crash further away from its cause.
+// posencCudaProbe, outside the mgpu* ABI, reports whether a device can run
+// programs without either path.
 //
 // The primary context of the default device (0, or the one chosen with
 // mgpuSetDefaultDevice before the first call) is made current around each
@@ -23,6 +28,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -32,9 +38,20 @@
 
 namespace {
 
-/// Prints `what` with the CUDA error and exits with status 1; returns when
-/// `result` is CUDA_SUCCESS. (Not abort(): under mlir-runner that adds an
-/// LLVM crash report that blames the wrong program.)
+/// Called with the message of a CUDA error; does not return when it can end
+/// the current call (see the file comment).
+using ErrorHandler = void (*)(const char *message);
+std::atomic<ErrorHandler> errorHandler{nullptr};
+
+/// Contexts this thread pushed and has not popped yet (ScopedContext), popped
+/// before the error handler leaves their scopes without running their
+/// destructors.
+thread_local int pushedContexts = 0;
+
+/// Hands `what` with the CUDA error to the error handler, or prints it and
+/// exits with status 1; returns when `result` is CUDA_SUCCESS. (Not abort():
+/// under mlir-runner that adds an LLVM crash report that blames the wrong
+/// program.)
 void checkCuda(CUresult result, const char *what) {
   if (result == CUDA_SUCCESS)
     return;
@@ -45,17 +62,29 @@ void checkCuda(CUresult result, const char *what) {
                                              : "<unknown CUDA error>";
   if (cuGetErrorString(result, &description) != CUDA_SUCCESS || !description)
     description = "";
+  const char *stubHint =
+      result == CUDA_ERROR_STUB_LIBRARY
+          ? "\nposenc_cuda_runtime: libcuda.so.1 is the CUDA toolkit's link "
+            "stub, not an NVIDIA driver"
+          : "";
+  const char *driverHint =
+      result == CUDA_ERROR_STUB_LIBRARY || result == CUDA_ERROR_NO_DEVICE ||
+              result == CUDA_ERROR_NOT_INITIALIZED ||
+              result == CUDA_ERROR_INVALID_DEVICE
+          ? "\nposenc_cuda_runtime: the program needs an NVIDIA GPU and its "
+            "driver (check nvidia-smi)"
+          : "";
+  char message[1024];
+  std::snprintf(message, sizeof(message),
+                "posenc_cuda_runtime: %s failed: %s (%d) %s%s%s", what, name,
+                static_cast<int>(result), description, stubHint, driverHint);
+  if (ErrorHandler handler = errorHandler.load()) {
+    for (CUcontext popped; pushedContexts > 0; --pushedContexts)
+      cuCtxPopCurrent(&popped);
+    handler(message);
+  }
   std::fflush(stdout);
-  std::fprintf(stderr, "posenc_cuda_runtime: %s failed: %s (%d) %s\n", what,
-               name, static_cast<int>(result), description);
-  if (result == CUDA_ERROR_STUB_LIBRARY)
-    std::fprintf(stderr, "posenc_cuda_runtime: libcuda.so.1 is the CUDA "
-                         "toolkit's link stub, not an NVIDIA driver\n");
-  if (result == CUDA_ERROR_STUB_LIBRARY || result == CUDA_ERROR_NO_DEVICE ||
-      result == CUDA_ERROR_NOT_INITIALIZED ||
-      result == CUDA_ERROR_INVALID_DEVICE)
-    std::fprintf(stderr, "posenc_cuda_runtime: the program needs an NVIDIA "
-                         "GPU and its driver (check nvidia-smi)\n");
+  std::fprintf(stderr, "%s\n", message);
   std::fflush(stderr);
   std::_Exit(1);
 }
@@ -64,25 +93,38 @@ void checkCuda(CUresult result, const char *what) {
 
 int32_t defaultDevice = 0;
 
-/// The primary context of the default device, retained on first use.
+/// The primary context of the default device, retained on first use. The
+/// errors are checked outside std::call_once: the error handler may leave
+/// checkCuda without returning, which must not happen inside call_once.
 CUcontext getPrimaryContext() {
   static std::once_flag once;
   static CUcontext context = nullptr;
+  static CUresult result = CUDA_SUCCESS;
+  static const char *failedCall = "";
   std::call_once(once, [] {
-    CHECK_CUDA(cuInit(0));
     CUdevice device;
-    CHECK_CUDA(cuDeviceGet(&device, defaultDevice));
-    CHECK_CUDA(cuDevicePrimaryCtxRetain(&context, device));
+    if ((result = cuInit(0)) != CUDA_SUCCESS)
+      failedCall = "cuInit(0)";
+    else if ((result = cuDeviceGet(&device, defaultDevice)) != CUDA_SUCCESS)
+      failedCall = "cuDeviceGet(&device, defaultDevice)";
+    else if ((result = cuDevicePrimaryCtxRetain(&context, device)) !=
+             CUDA_SUCCESS)
+      failedCall = "cuDevicePrimaryCtxRetain(&context, device)";
   });
+  checkCuda(result, failedCall);
   return context;
 }
 
 /// Makes the primary context current for the lifetime of the object.
 class ScopedContext {
 public:
-  ScopedContext() { CHECK_CUDA(cuCtxPushCurrent(getPrimaryContext())); }
+  ScopedContext() {
+    CHECK_CUDA(cuCtxPushCurrent(getPrimaryContext()));
+    ++pushedContexts;
+  }
   ~ScopedContext() {
     CUcontext popped;
+    --pushedContexts;
     CHECK_CUDA(cuCtxPopCurrent(&popped));
   }
   ScopedContext(const ScopedContext &) = delete;
@@ -355,6 +397,48 @@ mgpuMemHostUnregisterMemRef(int64_t /*rank*/,
 /// only before the first other mgpu* call.
 POSENC_CUDA_EXPORT void mgpuSetDefaultDevice(int32_t device) {
   defaultDevice = device;
+}
+
+//===----------------------------------------------------------------------===//
+// Error handling (not part of the mgpu* ABI)
+//===----------------------------------------------------------------------===//
+
+/// Installs the function a CUDA error's message goes to (null: print and
+/// exit). The handler ends the current call (e.g. by longjmp to its caller,
+/// as posencJitCall does) or returns, and then the process exits. Memory the
+/// ended call had allocated on the device is not freed.
+POSENC_CUDA_EXPORT void posencCudaSetErrorHandler(void (*handler)(const char *)) {
+  errorHandler.store(handler);
+}
+
+/// mgpuMemAlloc(sizeBytes, nullptr, /*isHostShared=*/true) for callers that
+/// must not exit (the Python package's argument copies): returns the
+/// CUresult, writes the pointer (null for 0 bytes) or why it failed into
+/// `message` (at most `size` bytes, NUL included). The device is assumed
+/// usable (posencCudaProbe first).
+POSENC_CUDA_EXPORT int posencCudaAllocManaged(uint64_t sizeBytes,
+                                              void **pointer, char *message,
+                                              size_t size) {
+  *pointer = nullptr;
+  if (sizeBytes == 0)
+    return CUDA_SUCCESS;
+  ScopedContext context;
+  CUdeviceptr allocated = 0;
+  CUresult result =
+      cuMemAllocManaged(&allocated, sizeBytes, CU_MEM_ATTACH_GLOBAL);
+  if (result != CUDA_SUCCESS) {
+    const char *name = nullptr;
+    if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
+      name = "<unknown CUDA error>";
+    if (message && size)
+      std::snprintf(message, size,
+                    "cuMemAllocManaged of %llu bytes failed: %s (%d)",
+                    static_cast<unsigned long long>(sizeBytes), name,
+                    static_cast<int>(result));
+    return static_cast<int>(result);
+  }
+  *pointer = reinterpret_cast<void *>(allocated);
+  return CUDA_SUCCESS;
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=32 key-tile=64" --split-input-file | FileCheck %s
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=false" --split-input-file | FileCheck %s --check-prefix=LLVM
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention --split-input-file | FileCheck %s --check-prefix=NOCOPY
+// RUN: posenc-opt %s --posenc-cpu-pipeline --split-input-file --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPUBUF
 
 // The flash-style lowering: scf.forall over (lead dims, query tiles), scf.for
 // over key tiles, no Sq x Sk tensor and no rotated copy of Q or K: every
@@ -45,6 +46,17 @@
 // NOCOPY-NOT: tensor<{{[0-9]+}}x?x?x
 // NOCOPY-NOT: tensor<{{.*}}100x100{{.*}}>
 
+// The same on the tile layout the CPU pipeline uses (vector-layout tiles
+// through --posenc-vectorize-attention-tiles), read right after
+// bufferization: the only buffer of a whole-tensor size is the result (one
+// 1x8x257x64 alloc; the 257 x R/2 cos/sin tables are per position).
+// CPUBUF-LABEL: func.func @rope_causal_gqa(
+// CPUBUF-NOT: 257x257
+// CPUBUF-NOT: memref.alloc() {{.*}}: memref<1x2x257x64xf32>
+// CPUBUF: memref.alloc() {{.*}}: memref<1x8x257x64xf32>
+// CPUBUF-NOT: 257x257
+// CPUBUF-NOT: memref.alloc() {{.*}}: memref<1x{{[28]}}x257x64xf32>
+
 // LLVM-LABEL: llvm.func @rope_causal_gqa
 // LLVM-NOT: = posenc.
 // LLVM-NOT: scf.
@@ -73,6 +85,10 @@ func.func @rope_causal_gqa(%q: tensor<1x8x257x64xf32>, %k: tensor<1x2x257x64xf32
 // CHECK: arith.addf
 // CHECK: scf.yield
 
+// CPUBUF-LABEL: func.func @alibi_dynamic(
+// CPUBUF-NOT: x?x?x
+// CPUBUF-NOT: memref<?x?x
+
 // LLVM-LABEL: llvm.func @alibi_dynamic
 func.func @alibi_dynamic(%q: tensor<4x?x32xf32>, %k: tensor<4x?x32xf32>,
                          %v: tensor<4x?x32xf32>, %sq: index, %sk: index) -> tensor<4x?x32xf32> {
@@ -87,6 +103,8 @@ func.func @alibi_dynamic(%q: tensor<4x?x32xf32>, %k: tensor<4x?x32xf32>,
 // Shaw: the key term is the [rows x 2K+1] product of each query tile with
 // rel_key (the fused op's operand), read per score; the value term reads
 // rel_value[r(i, j)] inside the P V tile product. No [Sq, 2K+1] table.
+// CPUBUF-LABEL: func.func @shaw(
+// CPUBUF-NOT: 100x100
 // CHECK-LABEL: func.func @shaw
 // CHECK-NOT: = posenc.
 // CHECK-NOT: tensor<100x100xf32>
