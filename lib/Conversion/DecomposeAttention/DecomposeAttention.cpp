@@ -757,6 +757,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                                 PatternRewriter &rewriter) const override {
     if (queryTile <= 0 || keyTile <= 0)
       return rewriter.notifyMatchFailure(op, "tile sizes must be > 0");
+    if (!describeUnloweredKVCacheForm(op).empty())
+      return rewriter.notifyMatchFailure(op, "KV-cache form not lowered yet");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     AttentionInfo info(op);
@@ -1477,7 +1479,8 @@ struct PosencDecomposeAttentionPass
                                      config)))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](FusedAttentionOp op) {
-      op.emitOpError("could not be decomposed");
+      if (succeeded(rejectUnloweredKVCacheForm(op)))
+        op.emitOpError("could not be decomposed");
       return WalkResult::interrupt();
     });
     if (left.wasInterrupted())

@@ -258,6 +258,8 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
   LogicalResult
   matchAndRewrite(RopeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (failed(rejectUnloweredKVCacheForm(op)))
+      return failure();
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     Value positions = adaptor.getPositions();
@@ -579,6 +581,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (failed(rejectUnloweredKVCacheForm(op)))
+      return failure();
     Location loc = op.getLoc();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
     auto qType = cast<RankedTensorType>(q.getType());

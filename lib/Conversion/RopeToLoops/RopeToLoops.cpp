@@ -86,6 +86,9 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
 
   LogicalResult matchAndRewrite(RopeOp op,
                                 PatternRewriter &rewriter) const override {
+    // Left to the reference lowering, which reports the form.
+    if (!describeUnloweredKVCacheForm(op).empty())
+      return rewriter.notifyMatchFailure(op, describeUnloweredKVCacheForm(op));
     Location loc = op.getLoc();
     Value input = op.getInput();
     Value positions = op.getPositions();

@@ -269,6 +269,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
         createFused(rewriter, loc, op.getResult().getType(), q, k, v, qRope,
                     kRope, mods, Value(), op.getScale(), op.getCausal(),
                     buildMod);
+    if (Value lengths = op.getKvLengths())
+      fused.getKvLengthsMutable().assign(lengths);
     rewriter.replaceOp(op, fused.getResult());
     if (qRope)
       rewriter.eraseOp(qRope->op);
