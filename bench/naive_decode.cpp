@@ -91,8 +91,8 @@ int posenc_naive_decode(const float *q, const void *k, const void *v,
                         int threads) {
   switch (kv_type) {
   case 0:
-    decode(q, static_cast<const float *>(k), static_cast<const float *>(v),
-           out, hq, hkv, sq, sk, d, causal, threads);
+    decode(q, static_cast<const float *>(k), static_cast<const float *>(v), out,
+           hq, hkv, sq, sk, d, causal, threads);
     return 0;
   case 1:
     decode(q, static_cast<const _Float16 *>(k),

@@ -44,7 +44,8 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
                              Value value, ValueRange modOperands,
                              FloatAttr scale, bool causal) {
   build(builder, state, resultType, query, key, value,
-        /*kv_lengths=*/Value(), /*q_positions=*/Value(), /*k_positions=*/Value(), modOperands,
+        /*kv_lengths=*/Value(), /*q_positions=*/Value(),
+        /*k_positions=*/Value(), modOperands,
         /*rel_value=*/Value(), /*q_rope=*/RotaryAttr(),
         /*k_rope=*/RotaryAttr(), scale,
         causal ? builder.getUnitAttr() : UnitAttr());
@@ -103,7 +104,8 @@ bool FusedAttentionOp::hasIdentityScoreMod() {
 }
 
 /// Checks a rotary prologue: attribute and positions given together, the
-/// positions a [S] (or per-batch [B, S]) tensor matching the input, rotary_dim even and
+/// positions a [S] (or per-batch [B, S]) tensor matching the input, rotary_dim
+/// even and
 /// <= D, a base > 1, and no sequence-length-dependent scaling (the fused
 /// lowering computes inverse frequencies at compile time).
 static LogicalResult verifyRotary(Operation *op, StringRef which,
@@ -126,8 +128,9 @@ static LogicalResult verifyRotary(Operation *op, StringRef which,
     return op->emitOpError("'")
            << which << "_positions' must be a tensor<S x iN> or (rank >= 3) "
            << "tensor<B x S x iN> with S = "
-           << dimString(inputType.getDimSize(rank - 2)) << " and B = "
-           << dimString(inputType.getDimSize(0)) << ", got " << posType;
+           << dimString(inputType.getDimSize(rank - 2))
+           << " and B = " << dimString(inputType.getDimSize(0)) << ", got "
+           << posType;
   int64_t d = inputType.getDimSize(rank - 1);
   int64_t r = rope.getRotaryDim();
   if (ShapedType::isDynamic(d) || r <= 0 || r % 2 != 0 || r > d)

@@ -471,8 +471,8 @@ std::string posenc::describeUnloweredKVCacheForm(Operation *op) {
     query = fused.getQuery();
     key = fused.getKey();
     lengths = fused.getKvLengths();
-    perBatch = isPerBatch(fused.getQPositions()) ||
-               isPerBatch(fused.getKPositions());
+    perBatch =
+        isPerBatch(fused.getQPositions()) || isPerBatch(fused.getKPositions());
   } else {
     return "";
   }
