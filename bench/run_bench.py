@@ -10,9 +10,16 @@ shared machines are noisy, so no single run is quoted.
 Implementations:
   fused      posenc-cpu-pipeline with the fused path (when the pipeline has it)
   reference  posenc-cpu-pipeline{reference=true}: the materializing lowering
-  naive      bench/naive_attention.cpp: straightforward C++ loops
+  naive      bench/naive_attention.cpp (prefill) and bench/naive_decode.cpp
+             (decode): straightforward C++ loops
 
-Usage: scripts/bench.sh [--quick] [--cases PATTERN] [--write-docs]
+Decode cases (a few new query rows against a long KV cache, `decode-*`) are
+memory-bound or compute-bound depending on the host: their own table gives
+the GB/s of K/V read and the fraction reached of the roofline bound
+max(FLOPs / FMA peak, K/V bytes / triad bandwidth), both measured in the same
+run, with the ISA they were measured on.
+
+Usage: scripts/bench.sh [--quick] [--decode] [--cases PATTERN] [--write-docs]
 """
 import argparse
 import fnmatch
@@ -209,6 +216,97 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
         return args, np.empty_like(q)
 
 
+# Bytes per element and numpy dtype of the decode cases' K/V element types
+# (bf16 travels as uint16 bit patterns, as posenc.compile takes it).
+KV_TYPES = {"f32": (4, np.float32), "f16": (2, np.float16), "bf16": (2, np.uint16)}
+# bench/naive_decode.cpp's kv_type argument.
+NAIVE_KV_TYPE = {"f32": 0, "f16": 1, "bf16": 2}
+
+
+class DecodeCase(Case):
+    """Decode: query [1, Hq, Sq, D] f32 (the last Sq positions, causal)
+    against a key/value cache [1, Hkv, Sk, D] of element type `kv`."""
+
+    def __init__(self, name, impls, **params):
+        super().__init__(name, "decode", impls, **params)
+
+    def keys_read(self):
+        """Causal (query i sees keys j <= i + Sk - Sq): score entries per head."""
+        sq, sk = self.p["sq"], self.p["sk"]
+        return sq * sk - sq * (sq - 1) // 2
+
+    def flops(self):
+        p = self.p
+        return 4.0 * p["hq"] * p["d"] * self.keys_read()
+
+    def kv_bytes(self):
+        p = self.p
+        return 2 * p["hkv"] * p["sk"] * p["d"] * KV_TYPES[p["kv"]][0]
+
+    def bytes_moved(self):
+        p = self.p
+        return self.kv_bytes() + 2 * 4 * p["hq"] * p["sq"] * p["d"]
+
+    def bound_s(self, peak):
+        """The roofline bound (seconds) and which roof it is."""
+        compute = self.flops() / (peak["fma_gflops"] * 1e9)
+        memory = self.kv_bytes() / (peak["triad_gbs"] * 1e9)
+        return (compute, "FMA") if compute > memory else (memory, "BW")
+
+    def program(self, impl=None):
+        p = self.p
+        qt, mt = ttype([1, p["hq"], p["sq"], p["d"]]), mtype([1, p["hq"], p["sq"], p["d"]])
+        kt = ttype([1, p["hkv"], p["sk"], p["d"]], p["kv"])
+        return f"""
+func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %out: {mt}) {{
+  %o = posenc.attention %q, %k, %v {{causal}} : {qt}, {kt}, {kt} -> {qt}
+  bufferization.materialize_in_destination %o in restrict writable %out : ({qt}, {mt}) -> ()
+  return
+}}"""
+
+    def expected(self, args):
+        from posenc import reference as ref
+        q, k, v = (self.widen(x) for x in args)
+        return ref.attention(q, k, v, causal=True)
+
+    def widen(self, x):
+        if x.dtype == np.uint16:
+            import posenc
+            x = posenc.from_bf16_bits(x)
+        return x.astype(np.float64)
+
+    def inputs(self, rng):
+        p = self.p
+        q = rng.standard_normal((1, p["hq"], p["sq"], p["d"]), dtype=np.float32)
+        kv = []
+        for _ in range(2):
+            x = rng.standard_normal((1, p["hkv"], p["sk"], p["d"]), dtype=np.float32)
+            if p["kv"] == "bf16":
+                import posenc
+                kv.append(posenc.to_bf16_bits(x))
+            else:
+                kv.append(x.astype(KV_TYPES[p["kv"]][1]))
+        return [q] + kv, np.empty_like(q)
+
+
+def decode_cases(quick):
+    """Sq new rows (1: decode, 4 and 16: speculative decoding) per sequence
+    against Sk cached keys, GQA and MHA, f32/f16/bf16 K/V."""
+    if quick:
+        return [DecodeCase(f"decode-gqa-q{sq}-k64-{kv}", ["fused", "naive"],
+                           hq=4, hkv=2, sq=sq, sk=64, d=32, kv=kv)
+                for sq in (1, 4) for kv in KV_TYPES]
+    cases = []
+    for heads, hkv in (("gqa", 8), ("mha", 32)):
+        for sq in (1, 4, 16):
+            for sk in (1024, 4096, 16384, 65536):
+                for kv in KV_TYPES:
+                    cases.append(DecodeCase(f"decode-{heads}-q{sq}-k{sk}-{kv}",
+                                            ["fused", "naive"], hq=32, hkv=hkv,
+                                            sq=sq, sk=sk, d=128, kv=kv))
+    return cases
+
+
 def all_cases(quick):
     cases = []
     if quick:
@@ -222,7 +320,7 @@ def all_cases(quick):
                           s=64, d=32, h=4, encoding="shaw", K=16))
         cases.append(Case("tosa-llama-s64", "tosa_llama", ["raised", "handwritten", "unraised"],
                           s=64, d=64, h=4, hkv=2))
-        return cases
+        return cases + decode_cases(quick)
     for layout in ("interleaved", "half"):
         cases.append(Case(f"rope-{layout}", "rope", ["fused", "reference"],
                           shape=[1, 32, 2048, 128], layout=layout))
@@ -240,15 +338,36 @@ def all_cases(quick):
     cases.append(Case("attn-plain-s16384", "attention", ["fused"], s=16384, d=128, h=32))
     cases.append(Case("tosa-llama-s2048", "tosa_llama", ["raised", "handwritten", "unraised"],
                       s=2048, d=128, h=8, hkv=2))
-    return cases
+    return cases + decode_cases(quick)
 
 
 # ---------------------------------------------------------------------------
 # One measurement (runs in a child process)
 # ---------------------------------------------------------------------------
 
+def naive_decode_runner(case, build, threads):
+    import ctypes
+    lib = ctypes.CDLL(os.path.join(build, "lib", "libposenc_bench_naive_decode.so"))
+    f = lib.posenc_naive_decode
+    fp, vp, i64 = ctypes.POINTER(ctypes.c_float), ctypes.c_void_p, ctypes.c_int64
+    f.argtypes = [fp, vp, vp, fp, i64, i64, i64, i64, i64, ctypes.c_int, ctypes.c_int,
+                  ctypes.c_int]
+    f.restype = ctypes.c_int
+    p = case.p
+
+    def run(args, out):
+        q, k, v = args
+        rc = f(q.ctypes.data_as(fp), k.ctypes.data, v.ctypes.data, out.ctypes.data_as(fp),
+               p["hq"], p["hkv"], p["sq"], p["sk"], p["d"], 1, NAIVE_KV_TYPE[p["kv"]],
+               threads)
+        assert rc == 0, f"posenc_naive_decode returned {rc}"
+    return run
+
+
 def naive_runner(case, build, threads):
     import ctypes
+    if case.kind == "decode":
+        return naive_decode_runner(case, build, threads)
     lib = ctypes.CDLL(os.path.join(build, "lib", "libposenc_bench_naive.so"))
     f = lib.posenc_naive_attention
     fp = ctypes.POINTER(ctypes.c_float)
@@ -282,7 +401,10 @@ def measure(case, impl, build, repeat, threads):
         try:
             compiled = posenc.compile(case.program(impl), pipeline=PIPELINES[impl])
         except posenc.PosencError as e:
-            return {"error": str(e).splitlines()[0][:200]}
+            # The diagnostic, not the pipeline string the message starts with.
+            lines = str(e).splitlines() or ["failed"]
+            why = next((ln.split("error:", 1)[1] for ln in lines if "error:" in ln), lines[0])
+            return {"error": why.strip()[:200]}
         if impl == "fused":
             # Until the pipeline has a fused path, reference=false yields the
             # reference code; do not report that as "fused".
@@ -342,19 +464,119 @@ def fmt_row(cells, widths):
     return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
 
 
+class Table:
+    """A markdown table printed row by row as the measurements come in."""
+
+    def __init__(self, header, widths):
+        if ARGS.check:
+            header, widths = header + ["max err"], widths + [9]
+        self.header, self.widths = header, widths
+        self.lines = [fmt_row(header, widths),
+                      "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+        print(); print(self.lines[0]); print(self.lines[1])
+
+    def add(self, case, impl, r, cells):
+        """One row: `cells` from the measurement `r`, or n/a with its error."""
+        if "error" in r:
+            row = [case.name, impl, "n/a: " + r["error"][:100]]
+            row += [""] * (len(self.header) - len(row))
+        else:
+            row = [case.name, impl] + cells
+            if ARGS.check:
+                row.append(f"{r['max_err']:.1e}")
+        line = fmt_row(row, self.widths)
+        print(line, flush=True)
+        self.lines.append(line)
+
+
+def prefill_cells(case, r, peak):
+    t = r["median_s"]
+    gf = case.flops() / t / 1e9
+    gbs = case.bytes_moved() / t / 1e9
+    return [f"{t * 1e3:.3f}", f"{gf:.1f}" if gf else "-",
+            f"{100 * gf / peak['fma_gflops']:.1f}" if gf else "-",
+            f"{gbs:.1f}", f"{100 * gbs / peak['triad_gbs']:.1f}",
+            f"{(r['peak_rss'] - r['base_rss']) / 2**20:.0f}",
+            f"{case.bytes_moved() / 2**20:.0f}"]
+
+
+def decode_cells(case, r, peak):
+    t = r["median_s"]
+    bound, roof = case.bound_s(peak)
+    gbs = case.kv_bytes() / t / 1e9
+    return [peak["isa"], f"{t * 1e3:.3f}", f"{gbs:.1f}",
+            f"{100 * gbs / peak['triad_gbs']:.1f}", f"{bound * 1e3:.3f} ({roof})",
+            f"{100 * bound / t:.1f}"]
+
+
+PREFILL_TABLE = (["case", "impl", "median ms", "GFLOP/s", "% FMA peak", "GB/s", "% BW",
+                  "peak RSS MiB", "in+out MiB"], [20, 9, 10, 8, 10, 7, 6, 12, 10])
+DECODE_TABLE = (["case", "impl", "ISA", "median ms", "K/V GB/s", "% triad",
+                 "bound ms", "% of bound"], [24, 9, 6, 10, 8, 7, 14, 10])
+
+DECODE_DOC = """## Decode
+
+Decode cases: `decode-{gqa|mha}-q{Sq}-k{Sk}-{K/V type}`: query `[1, 32, Sq, 128]` f32
+(the last Sq positions, causal) against a K/V cache `[1, Hkv, Sk, 128]` (GQA: Hkv = 8,
+MHA: Hkv = 32). K/V GB/s counts the cache read once; the bound is the roofline
+max(FLOPs / FMA peak, K/V bytes / triad bandwidth) with both peaks measured in the
+same run (the roof that applies in parentheses); % of bound = bound / median time.
+"""
+
+
+def write_docs(tables, peak, decode_only):
+    """Writes the tables to docs/bench-cpu.md. A decode-only run replaces
+    just the Decode section, so the prefill figures of an earlier run stay."""
+    path = os.path.join(ROOT, "docs", "bench-cpu.md")
+    machine = (f"Machine ({peak['isa']}, {peak['threads']} threads): FMA peak "
+               f"{peak['fma_gflops']:.1f} GFLOP/s, triad bandwidth {peak['triad_gbs']:.1f} "
+               "GB/s, measured in the same run by `posenc-bench-peak`.\n\n")
+    printed = (f"Printed by `scripts/bench.sh --write-docs` on {time.strftime('%Y-%m-%d')}; "
+               f"medians of up to {ARGS.repeat} runs.\n\n")
+    decode = ""
+    if tables.get("decode"):
+        decode = (DECODE_DOC + "\n" + printed + machine
+                  + "\n".join(tables["decode"].lines) + "\n")
+    if decode_only:
+        old = open(path).read() if os.path.exists(path) else "# CPU benchmark results\n\n"
+        start = old.find("## Decode")
+        old = old[:start].rstrip() + "\n\n" if start >= 0 else old.rstrip() + "\n\n"
+        with open(path, "w") as fh:
+            fh.write(old + decode)
+        print(f"wrote the Decode section of {path}")
+        return
+    with open(path, "w") as fh:
+        fh.write("# CPU benchmark results\n\n" + printed + machine)
+        fh.write("GFLOP/s counts 4·S²·D·H (half for causal); GB/s counts inputs read once "
+                 "and the output written once; peak RSS is the process's growth after "
+                 "compilation (inputs, output and everything the kernel allocates).\n\n")
+        if tables.get("prefill"):
+            fh.write("\n".join(tables["prefill"].lines) + "\n")
+            fh.write("\n![GFLOP/s per sequence length](bench-cpu.svg)\n")
+        if decode:
+            fh.write("\n" + decode)
+    print(f"wrote {path}")
+    if not ARGS.quick and tables.get("prefill"):
+        subprocess.run([sys.executable, os.path.join(HERE, "plot_bench.py"), path,
+                        os.path.join(ROOT, "docs", "bench-cpu.svg")], check=True)
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--quick", action="store_true", help="tiny sizes: checks the harness, not speed")
     ap.add_argument("--cases", default="*", help="fnmatch pattern of case names")
+    ap.add_argument("--decode", action="store_true",
+                    help="only the decode cases (decode-*; --cases narrows them further)")
     ap.add_argument("--impls", default="fused,reference,naive,raised,handwritten,unraised")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--check", action="store_true",
                     help="also compare every result with posenc.reference (small sizes)")
     ap.add_argument("--write-docs", action="store_true",
-                    help="write the table to docs/bench-cpu.md")
+                    help="write the table(s) to docs/bench-cpu.md (with --decode: "
+                         "only its Decode section)")
     ap.add_argument("--child")
     ap.add_argument("--impl")
     ARGS = ap.parse_args()
@@ -370,56 +592,22 @@ def main():
           f"{peak['fma_gflops']:.1f} GFLOP/s ({peak['fma_gflops_1t']:.1f} on 1 thread), "
           f"triad bandwidth {peak['triad_gbs']:.1f} GB/s")
     impls = ARGS.impls.split(",")
-    header = ["case", "impl", "median ms", "GFLOP/s", "% FMA peak", "GB/s", "% BW",
-              "peak RSS MiB", "in+out MiB"]
-    widths = [20, 9, 10, 8, 10, 7, 6, 12, 10]
-    if ARGS.check:
-        header.append("max err")
-        widths.append(9)
-    lines = [fmt_row(header, widths), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-    print(lines[0]); print(lines[1])
+    tables = {}
     for case in cases.values():
-        if not fnmatch.fnmatch(case.name, ARGS.cases):
+        kind = "decode" if case.kind == "decode" else "prefill"
+        if not fnmatch.fnmatch(case.name, ARGS.cases) or (ARGS.decode and kind != "decode"):
             continue
         for impl in case.impls:
             if impl not in impls:
                 continue
+            if kind not in tables:
+                tables[kind] = Table(*(DECODE_TABLE if kind == "decode" else PREFILL_TABLE))
             r = run_child(build, case, impl, ARGS.repeat, ARGS.threads)
-            if "error" in r:
-                row = [case.name, impl, "n/a: " + r["error"][:60]] + [""] * (len(header) - 3)
-            else:
-                t = r["median_s"]
-                gf = case.flops() / t / 1e9
-                gbs = case.bytes_moved() / t / 1e9
-                row = [case.name, impl, f"{t * 1e3:.3f}",
-                       f"{gf:.1f}" if gf else "-",
-                       f"{100 * gf / peak['fma_gflops']:.1f}" if gf else "-",
-                       f"{gbs:.1f}", f"{100 * gbs / peak['triad_gbs']:.1f}",
-                       f"{(r['peak_rss'] - r['base_rss']) / 2**20:.0f}",
-                       f"{case.bytes_moved() / 2**20:.0f}"]
-                if ARGS.check:
-                    row.append(f"{r['max_err']:.1e}")
-            line = fmt_row(row, widths)
-            print(line, flush=True)
-            lines.append(line)
+            cells = [] if "error" in r else (
+                decode_cells(case, r, peak) if kind == "decode" else prefill_cells(case, r, peak))
+            tables[kind].add(case, impl, r, cells)
     if ARGS.write_docs:
-        path = os.path.join(ROOT, "docs", "bench-cpu.md")
-        with open(path, "w") as fh:
-            fh.write("# CPU benchmark results\n\n")
-            fh.write("Printed by `scripts/bench.sh --write-docs` "
-                     f"on {time.strftime('%Y-%m-%d')}; medians of up to {ARGS.repeat} runs.\n\n")
-            fh.write(f"Machine ({peak['isa']}, {peak['threads']} threads): FMA peak "
-                     f"{peak['fma_gflops']:.1f} GFLOP/s, triad bandwidth {peak['triad_gbs']:.1f} GB/s, "
-                     "measured in the same run by `posenc-bench-peak`.\n\n")
-            fh.write("GFLOP/s counts 4·S²·D·H (half for causal); GB/s counts inputs read once "
-                     "and the output written once; peak RSS is the process's growth after "
-                     "compilation (inputs, output and everything the kernel allocates).\n\n")
-            fh.write("\n".join(lines) + "\n")
-            fh.write("\n![GFLOP/s per sequence length](bench-cpu.svg)\n")
-        print(f"wrote {path}")
-        if not ARGS.quick:
-            subprocess.run([sys.executable, os.path.join(HERE, "plot_bench.py"), path,
-                            os.path.join(ROOT, "docs", "bench-cpu.svg")], check=True)
+        write_docs(tables, peak, ARGS.decode)
     return 0
 
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CAPIUtils.h"
+#include "posenc/Conversion/TargetVectorWidth.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -188,6 +189,16 @@ PosencJit posencJitCreate(PosencModule module, int optLevel,
   if (!targetMachineBuilder)
     return fail("cannot detect the host target: " +
                 llvm::toString(targetMachineBuilder.takeError()));
+  // Features the pipeline was asked to compile for (--posenc-target-features),
+  // on top of the host's: e.g. AVX2 code on an AVX-512 host.
+  if (auto features =
+          (*storage.module)
+              ->getAttrOfType<StringAttr>(posenc::kTargetFeaturesAttrName)) {
+    SmallVector<StringRef> list;
+    features.getValue().split(list, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef feature : list)
+      targetMachineBuilder->getFeatures().AddFeature(feature.trim());
+  }
   auto targetMachine = targetMachineBuilder->createTargetMachine();
   if (!targetMachine)
     return fail("cannot create a target machine for the host: " +

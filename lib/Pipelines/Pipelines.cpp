@@ -9,6 +9,7 @@
 #include "PipelineUtils.h"
 #include "posenc/Pipelines/NVVMPipeline.h"
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Conversion/TargetVectorWidth.h"
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -37,8 +38,16 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.vectorLayout = true;
     pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
     // Register tiles and vectors for the tile ops, before the elementwise
-    // fusion below could merge a prologue into a contraction.
-    pm.addNestedPass<func::FuncOp>(createPosencVectorizeAttentionTilesPass());
+    // fusion below could merge a prologue into a contraction; sized for the
+    // target's vector registers.
+    PosencVectorizeAttentionTilesPassOptions tileOptions;
+    tileOptions.vectorBits =
+        options.vectorBits > 0
+            ? int64_t(options.vectorBits)
+            : getVectorBitsForFeatures(getHostCPUFeatures() + "," +
+                                       options.targetFeatures.getValue());
+    pm.addNestedPass<func::FuncOp>(
+        createPosencVectorizeAttentionTilesPass(tileOptions));
     pm.addPass(createCanonicalizerPass());
     // RoPE not folded into attention: a parallel vector loop nest instead of
     // the reference's scalar generic.
@@ -47,6 +56,11 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
       ropeOptions.blockRows = options.ropeBlockRows;
       pm.addPass(createPosencLowerRopePass(ropeOptions));
     }
+  }
+  if (!options.targetFeatures.empty()) {
+    PosencTargetFeaturesPassOptions featureOptions;
+    featureOptions.features = options.targetFeatures;
+    pm.addPass(createPosencTargetFeaturesPass(featureOptions));
   }
   addPosencTensorLoweringPasses(pm, /*fuseIntoAttentionTiles=*/true);
   addPosencBufferizationPasses(pm, /*eliminateEmptyTensors=*/true);

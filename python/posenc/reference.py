@@ -231,6 +231,10 @@ def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
 
     Pair p in [0, R/2): interleaved (x[2p], x[2p+1]); half (x[p], x[p+R/2]).
     (a, b) -> af * (a cos - b sin, a sin + b cos), theta = pos * inv_freq[p].
+    ``positions`` is ``[S]`` (broadcast over the leading dims), per batch
+    ``[B, S]`` when ``x`` is ``[B, ..., S, D]`` (row b for batch b, broadcast
+    over the dims between B and S: SPEC.md "per-batch positions"), or any
+    shape that broadcasts (numpy rules) to ``x.shape[:-1]``.
     """
     _check_layout(layout)
     x = _f64(x)
@@ -241,6 +245,11 @@ def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
     if R < 0 or R % 2 or R > D:
         raise ValueError(f"rotary_dim ({R}) must be even and <= head dim ({D})")
     pos = _f64(positions)
+    if pos.ndim == 2 and x.ndim >= 3:
+        if pos.shape[0] not in (1, x.shape[0]) or pos.shape[1] != S:
+            raise ValueError(f"per-batch positions {pos.shape} must be [B, S] = "
+                             f"[{x.shape[0]}, {S}]")
+        pos = pos.reshape((pos.shape[0],) + (1,) * (x.ndim - 3) + (S,))
     if pos.ndim == 1:
         if pos.shape[0] != S:
             raise ValueError(f"positions has {pos.shape[0]} entries, input has S = {S}")
@@ -342,8 +351,36 @@ def _softmax_rows(s):
     return np.where(denom > 0, e / safe, 0.0)
 
 
-def attention(q, k, v, bias=None, scale=None, causal=False):
-    """Scaled dot-product attention with GQA, ``[..., Hq, Sq, Dv]``."""
+def _kv_length_mask(kv_lengths, q_shape, sk, causal):
+    """True where key j is masked for batch b, query i, over a KV cache:
+    j >= len[b] (the key does not exist), or (causal) j > i + (len[b] - Sq).
+    Shape [B, 1, ..., 1, Sq, Sk], broadcasting against the scores."""
+    lengths = np.asarray(kv_lengths)
+    if lengths.dtype.kind not in "iu":
+        raise ValueError(f"kv_lengths must be integers, got {lengths.dtype}")
+    if len(q_shape) < 4 or lengths.shape != (q_shape[0],):
+        raise ValueError(f"kv_lengths must have shape [B] = [{q_shape[0]}] for a query "
+                         f"[B, ..., Hq, Sq, D] (rank >= 4), got {lengths.shape} for {q_shape}")
+    if np.any(lengths < 0) or np.any(lengths > sk):
+        raise ValueError(f"kv_lengths {lengths.tolist()} must lie in [0, Sk = {sk}]")
+    sq = q_shape[-2]
+    length = lengths.astype(np.int64).reshape((-1,) + (1,) * (len(q_shape) - 2))
+    j = np.arange(sk)
+    i = np.arange(sq)[:, None]
+    mask = j >= length[..., None]
+    if causal:
+        mask = mask | (j > i + (length[..., None] - sq))
+    return mask
+
+
+def attention(q, k, v, bias=None, scale=None, causal=False, kv_lengths=None):
+    """Scaled dot-product attention with GQA, ``[..., Hq, Sq, Dv]``.
+
+    With ``kv_lengths`` ``[B]`` (attention over a KV cache, SPEC.md): for
+    batch b only keys j < kv_lengths[b] exist and the causal alignment is at
+    that length (query i sits at i + kv_lengths[b] - Sq); a row with no key
+    gives zeros.
+    """
     q, k, v = _f64(q), _f64(k), _f64(v)
     if q.ndim < 3 or k.ndim < 3 or v.ndim < 3:
         raise ValueError("query/key/value must have rank >= 3 [..., H, S, D]")
@@ -363,7 +400,9 @@ def attention(q, k, v, bias=None, scale=None, causal=False):
     s = float(scale) * np.matmul(q, np.swapaxes(k, -1, -2))
     if bias is not None:
         s = s + _f64(bias)
-    if causal:
+    if kv_lengths is not None:
+        s = np.where(_kv_length_mask(kv_lengths, q.shape, Sk, causal), -np.inf, s)
+    elif causal:
         s = np.where(_causal_mask(Sq, Sk), -np.inf, s)
     p = _softmax_rows(s)
     return np.matmul(p, v)

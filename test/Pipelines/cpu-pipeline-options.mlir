@@ -6,6 +6,22 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REF
 // RUN: posenc-opt %s --posenc-cpu-pipeline="rope-block-rows=4" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROPE
 // RUN: posenc-opt %s --posenc-cpu-pipeline="fast-rope=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOROPE
+// RUN: posenc-opt %s --posenc-cpu-pipeline="target-features=-avx512f" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=BITS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="target-features=-avx512f" | FileCheck %s --check-prefix=ATTR
+// RUN: not posenc-opt %s --posenc-cpu-pipeline="target-features=-sse2" 2>&1 | FileCheck %s --check-prefix=NOSSE
+// RUN: not posenc-opt %s --posenc-cpu-pipeline="target-features=avx2" 2>&1 | FileCheck %s --check-prefix=SIGN
+
+// The vector width: from the host's features and target-features (AVX2 on
+// any of this project's hosts once AVX-512 is off), or vector-bits; the
+// features are recorded on the module for the JIT.
+// AVX2: posenc-vectorize-attention-tiles{vector-bits=256}
+// AVX2: posenc-target-features{features=-avx512f}
+// BITS: posenc-vectorize-attention-tiles{vector-bits=256}
+// BITS-NOT: posenc-target-features
+// ATTR: module attributes {{{.*}}posenc.target_features = "-avx512f"
+// NOSSE: error: posenc-target-features: '-sse2' cannot be honoured: x86-64 code passes floats in SSE registers
+// SIGN: error: posenc-target-features: feature 'avx2' must start with '+' or '-'
 
 // FUSED: posenc-fuse-attention
 // FUSED: posenc-decompose-attention{key-tile=64 query-tile=64 vector-layout=true}

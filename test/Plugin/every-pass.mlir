@@ -19,6 +19,8 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
 // RUN:   --pass-pipeline="builtin.module(posenc-lower-rope)" | FileCheck %s --check-prefix=ROPE
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
+// RUN:   --pass-pipeline="builtin.module(posenc-target-features{features=-avx512f})" | FileCheck %s --check-prefix=FEATURES
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
 // RUN:   --pass-pipeline="builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention)" \
 // RUN:   | FileCheck %s --check-prefix=TENSORCORE
 //
@@ -87,6 +89,8 @@
 // VECTORIZE:       scf.forall
 // VECTORIZE:         vector.contract
 // VECTORIZE:       return
+
+// FEATURES: module attributes {posenc.target_features = "-avx512f"}
 
 // ROPE-LABEL:  func.func @rope_only
 // ROPE-NOT:      posenc.rope

@@ -28,6 +28,12 @@ def test_quick_bench_checks_results():
     for row in measured:
         err = float(row.strip(" |").split("|")[-1])
         assert err <= 1e-4, row
+    # The decode table: the ISA it ran on, and the C++ baseline measured and
+    # checked for each K/V element type (f16/bf16 read and widened to f32).
+    assert re.search(r"\| case +\| impl +\| ISA +\|", r.stdout)
+    for kv in ("f32", "f16", "bf16"):
+        assert any(row.startswith(f"| decode-gqa-q1-k64-{kv} ") and "| naive " in row
+                   for row in measured), r.stdout
 
 
 def test_plot_is_drawn_from_the_recorded_table(tmp_path):

@@ -82,12 +82,47 @@ def PosencVectorizeAttentionTilesPass
     `linalg::vectorize`; multiply-add reductions become `vector.contract`.
     Ops that cannot be vectorized (dynamic head dims) stay linalg and are
     lowered to loops later.
+
+    The marked sizes are register tiles for 512-bit vectors (AVX-512: 32
+    registers). For narrower vectors (`vector-bits`, by default the host's:
+    256 on AVX2-only hosts, which have 16 registers) every parallel dim of
+    a register tile (an accumulator's rows and lanes) shrinks by the width
+    ratio, to a divisor of the marked size, so that the accumulator takes the
+    same share of the register file (`[8, 32, 1]` becomes `[4, 16, 1]` at
+    256 bits).
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Width in bits of the target's f32 vector registers (0: the "
+           "host's, from its CPU features: 512 with AVX-512, 256 with AVX2)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def PosencTargetFeaturesPass
+    : Pass<"posenc-target-features", "::mlir::ModuleOp"> {
+  let summary = "Record the CPU features the generated code may use";
+  let description = [{
+    Sets the module attribute `posenc.target_features` to `features`, an
+    LLVM target-features list applied on top of the host CPU's (later entries
+    override earlier ones; e.g. `-avx512f` for AVX2 code on an AVX-512 host).
+    The C API's JIT compiles the module for the host CPU with these features;
+    `--posenc-cpu-pipeline="target-features=..."` runs this pass and sizes
+    the register tiles for the same vector width. Without the attribute the
+    JIT uses the host's features.
+
+    ```mlir
+    module attributes {posenc.target_features = "-avx512f"} { ... }
+    ```
+  }];
+  let options = [
+    Option<"features", "features", "std::string", /*default=*/"\"\"",
+           "LLVM target features, comma separated (e.g. -avx512f)">
   ];
 }
 

@@ -11,6 +11,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+
 namespace posenc {
 
 /// Options of the CPU pipeline (`--posenc-cpu-pipeline="..."`).
@@ -48,6 +50,19 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("First raise linalg/tensor attention and RoPE subgraphs "
                      "into posenc ops (--posenc-raise; exact rewrites)"),
       llvm::cl::init(true)};
+  Option<std::string> targetFeatures{
+      *this, "target-features",
+      llvm::cl::desc("LLVM target features the code may use, applied on top "
+                     "of the host CPU's (e.g. -avx512f: AVX2 code on an "
+                     "AVX-512 host); recorded for the JIT "
+                     "(--posenc-target-features). Empty: the host's"),
+      llvm::cl::init("")};
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Width of the f32 vector registers the register tiles "
+                     "are sized for (0: from the host's features and "
+                     "target-features: 512 with AVX-512, 256 with AVX2)"),
+      llvm::cl::init(0)};
 };
 
 /// posenc (and upstream tensor-level dialects) down to the LLVM dialect for

@@ -124,6 +124,9 @@ struct TensorCoreAttentionPattern : OpRewritePattern<FusedAttentionOp> {
 
   LogicalResult matchAndRewrite(FusedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    // Left to --posenc-decompose-attention, which reports the form.
+    if (!describeUnloweredKVCacheForm(op).empty())
+      return rewriter.notifyMatchFailure(op, describeUnloweredKVCacheForm(op));
     TensorCoreAttentionOptions chosen = options;
     std::string why = whyNotTensorCores(op, chosen);
     // What wgmma cannot take (a window over the shared-memory budget) may

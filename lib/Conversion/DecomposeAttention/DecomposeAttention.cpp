@@ -149,6 +149,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                                 PatternRewriter &rewriter) const override {
     if (schedule.queryTile <= 0 || schedule.keyTile <= 0)
       return rewriter.notifyMatchFailure(op, "tile sizes must be > 0");
+    if (!describeUnloweredKVCacheForm(op).empty())
+      return rewriter.notifyMatchFailure(op, "KV-cache form not lowered yet");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     AttentionInfo info(op);
@@ -220,7 +222,8 @@ struct PosencDecomposeAttentionPass
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](FusedAttentionOp op) {
-      op.emitOpError("could not be decomposed");
+      if (succeeded(rejectUnloweredKVCacheForm(op)))
+        op.emitOpError("could not be decomposed");
       return WalkResult::interrupt();
     });
     if (left.wasInterrupted())

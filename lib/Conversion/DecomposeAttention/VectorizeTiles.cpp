@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Conversion/TargetVectorWidth.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -67,12 +68,45 @@ static void vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
     rewriter.eraseOp(op);
 }
 
+/// The largest divisor of `size` that is at most `limit` (>= 1).
+static int64_t largestDivisorAtMost(int64_t size, int64_t limit) {
+  for (int64_t d = std::max<int64_t>(limit, 1); d > 1; --d)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
+
+/// Scales the register tile `sizes` of `op`, marked for 512-bit vectors
+/// (32 registers), to `vectorBits`: every parallel dim tiled by more than 1
+/// (the accumulator's rows and lanes) shrinks by the width ratio, to a
+/// divisor of its marked size (which divides the op's dim), so that with
+/// 256-bit vectors (16 registers) the accumulator takes the same share of
+/// the register file. Reduction dims keep their step.
+static SmallVector<int64_t> scaleRegisterTile(linalg::LinalgOp op,
+                                              ArrayRef<int64_t> sizes,
+                                              int64_t vectorBits) {
+  SmallVector<int64_t> scaled(sizes);
+  if (vectorBits >= 512 || vectorBits <= 0)
+    return scaled;
+  int64_t ratio = 512 / vectorBits;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (auto [loop, size] : llvm::enumerate(scaled))
+    if (size > 1 && loop < iterators.size() &&
+        iterators[loop] == utils::IteratorType::parallel)
+      size = largestDivisorAtMost(size, size / ratio);
+  return scaled;
+}
+
 struct PosencVectorizeAttentionTilesPass
     : posenc::impl::PosencVectorizeAttentionTilesPassBase<
           PosencVectorizeAttentionTilesPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
+    int64_t bits =
+        vectorBits > 0 ? int64_t(vectorBits) : posenc::getHostVectorBits();
     SmallVector<linalg::LinalgOp> marked;
     func.walk([&](linalg::LinalgOp op) {
       if (op->hasAttr(kVectorTileAttr))
@@ -80,8 +114,10 @@ struct PosencVectorizeAttentionTilesPass
     });
     IRRewriter rewriter(ctx);
     for (linalg::LinalgOp op : marked) {
-      ArrayRef<int64_t> sizes =
-          cast<DenseI64ArrayAttr>(op->getAttr(kVectorTileAttr)).asArrayRef();
+      SmallVector<int64_t> sizes = scaleRegisterTile(
+          op,
+          cast<DenseI64ArrayAttr>(op->getAttr(kVectorTileAttr)).asArrayRef(),
+          bits);
       op->removeAttr(kVectorTileAttr);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 0; })) {
         vectorizeIfStatic(rewriter, op);

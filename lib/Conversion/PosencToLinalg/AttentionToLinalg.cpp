@@ -193,6 +193,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (failed(rejectUnloweredKVCacheForm(op)))
+      return failure();
     Location loc = op.getLoc();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
     auto qType = cast<RankedTensorType>(q.getType());

@@ -119,6 +119,8 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
   LogicalResult
   matchAndRewrite(RopeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (failed(rejectUnloweredKVCacheForm(op)))
+      return failure();
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     Value positions = adaptor.getPositions();

@@ -327,6 +327,9 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
 
   LogicalResult matchAndRewrite(RopeOp op,
                                 PatternRewriter &rewriter) const override {
+    // Left to the reference lowering, which reports the form.
+    if (!describeUnloweredKVCacheForm(op).empty())
+      return rewriter.notifyMatchFailure(op, describeUnloweredKVCacheForm(op));
     // Larger head dims would unroll into too many chunks.
     if (op.getHeadDim() > kMaxHeadDim)
       return rewriter.notifyMatchFailure(

@@ -1,5 +1,15 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=64 key-tile=64 vector-layout=1" --posenc-vectorize-attention-tiles | FileCheck %s --check-prefix=VEC
-// RUN: posenc-opt %s --posenc-cpu-pipeline | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=64 key-tile=64 vector-layout=1" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=VEC
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=64 key-tile=64 vector-layout=1" --posenc-vectorize-attention-tiles="vector-bits=256" | FileCheck %s --check-prefix=VEC256
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" | FileCheck %s --check-prefix=LLVM
+
+// The register tiles are sized for the target's vector registers: the
+// checks below pin 512 bits (AVX-512, 32 registers), whatever the host is.
+// With 256-bit vectors (AVX2, 16 registers) the accumulators halve in rows
+// and lanes, taking the same share of the register file.
+// VEC256-LABEL: func.func @rope_attention
+// VEC256: vector.contract {{.*}} : vector<4x1xf32>, vector<1x16xf32> into vector<4x16xf32>
+// VEC256: vector.contract {{.*}} : vector<1x4xf32>, vector<1x16xf32> into vector<4x16xf32>
+// VEC256-NOT: into vector<8x32xf32>
 
 // The CPU vector layout: every tile op is register-tiled and vectorized (no
 // linalg op is left for a static head dim), both contractions are

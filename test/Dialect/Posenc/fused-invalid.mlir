@@ -59,7 +59,7 @@ func.func @rotary_dim(%q: tensor<2x4x16xf32>, %p: tensor<4xi32>) -> tensor<2x4x1
 // -----
 
 func.func @positions(%q: tensor<2x4x16xf32>, %p: tensor<5xi32>) -> tensor<2x4x16xf32> {
-  // expected-error @+1 {{'k_positions' must be a tensor<S x iN> with S = 4, got 'tensor<5xi32>'}}
+  // expected-error @+1 {{'k_positions' must be a tensor<S x iN> or (rank >= 3) tensor<B x S x iN> with S = 4 and B = 2, got 'tensor<5xi32>'}}
   %o = posenc.fused_attention %q, %q, %q k_rope(#posenc.rotary<layout = half, base = 1.0e+04 : f64, rotary_dim = 16, precision = fast>, %p : tensor<5xi32>) : tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x4x16xf32> -> tensor<2x4x16xf32> score_mod {
   ^bb0(%s: f32, %h: index, %i: index, %j: index):
     posenc.yield %s : f32

@@ -116,9 +116,33 @@ func.func @rope_input_rank0(%x: tensor<f32>, %pos: tensor<1xi32>) {
 
 // -----
 
-func.func @rope_positions_rank(%x: tensor<16x64xf32>, %pos: tensor<1x16xi32>) {
-  // expected-error @+1 {{'posenc.rope' op 'positions' must have rank 1 (S), got rank 2}}
+func.func @rope_positions_rank(%x: tensor<2x16x64xf32>, %pos: tensor<1x2x16xi32>) {
+  // expected-error @+1 {{'posenc.rope' op 'positions' must have rank 1 (S) or 2 (B x S), got rank 3}}
+  %0 = posenc.rope %x, %pos layout half : tensor<2x16x64xf32>, tensor<1x2x16xi32>
+  return
+}
+
+// -----
+
+func.func @rope_batch_positions_rank(%x: tensor<16x64xf32>, %pos: tensor<1x16xi32>) {
+  // expected-error @+1 {{'posenc.rope' op per-batch 'positions' (B x S) need an 'input' of rank >= 3 (B x ... x S x D), got rank 2}}
   %0 = posenc.rope %x, %pos layout half : tensor<16x64xf32>, tensor<1x16xi32>
+  return
+}
+
+// -----
+
+func.func @rope_batch_positions_batch(%x: tensor<2x8x16x64xf32>, %pos: tensor<3x16xi32>) {
+  // expected-error @+1 {{'posenc.rope' op per-batch 'positions' dim 0 (3) does not match the batch dim (dim 0) of 'input' (2)}}
+  %0 = posenc.rope %x, %pos layout half : tensor<2x8x16x64xf32>, tensor<3x16xi32>
+  return
+}
+
+// -----
+
+func.func @rope_batch_positions_length(%x: tensor<2x8x16x64xf32>, %pos: tensor<2x15xi32>) {
+  // expected-error @+1 {{'posenc.rope' op 'positions' length (15) does not match the sequence dim of 'input' (16)}}
+  %0 = posenc.rope %x, %pos layout half : tensor<2x8x16x64xf32>, tensor<2x15xi32>
   return
 }
 
@@ -640,9 +664,49 @@ func.func @attention_key_rank(%q: tensor<1x8x16x64xf32>, %k: tensor<8x16x64xf32>
 
 // -----
 
-func.func @attention_element_type(%q: tensor<8x16x64xf32>, %k: tensor<8x16x64xf16>) {
-  // expected-error @+1 {{'posenc.attention' op 'key' and 'value' must have the element type of 'query' ('f32'), got 'f16' and 'f16'}}
-  %0 = posenc.attention %q, %k, %k : tensor<8x16x64xf32>, tensor<8x16x64xf16>, tensor<8x16x64xf16> -> tensor<8x16x64xf32>
+func.func @attention_element_type(%q: tensor<8x16x64xf32>, %k: tensor<8x16x64xf16>, %v: tensor<8x16x64xbf16>) {
+  // expected-error @+1 {{'posenc.attention' op 'value' must have the element type of 'key' ('f16'), got 'bf16'}}
+  %0 = posenc.attention %q, %k, %v : tensor<8x16x64xf32>, tensor<8x16x64xf16>, tensor<8x16x64xbf16> -> tensor<8x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mixed_result_type(%q: tensor<8x16x64xf32>, %k: tensor<8x16x64xf16>) {
+  // expected-error @+1 {{'posenc.attention' op result type 'tensor<8x16x64xf16>' does not match the expected 'tensor<8x16x64xf32>'}}
+  %0 = posenc.attention %q, %k, %k : tensor<8x16x64xf32>, tensor<8x16x64xf16>, tensor<8x16x64xf16> -> tensor<8x16x64xf16>
+  return
+}
+
+// -----
+
+func.func @attention_kv_lengths_rank(%q: tensor<8x1x64xf32>, %k: tensor<8x16x64xf32>, %len: tensor<8xi32>) {
+  // expected-error @+1 {{'posenc.attention' op 'kv_lengths' needs a batch dim: 'query' must have rank >= 4 ([B, ..., Hq, Sq, D]), got rank 3}}
+  %0 = posenc.attention %q, %k, %k kv_lengths(%len : tensor<8xi32>) : tensor<8x1x64xf32>, tensor<8x16x64xf32>, tensor<8x16x64xf32> -> tensor<8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_lengths_batch(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x16x64xf32>, %len: tensor<3xi64>) {
+  // expected-error @+1 {{'posenc.attention' op 'kv_lengths' must be a tensor<B x iN> with B = 2 (dim 0 of 'query'), got 'tensor<3xi64>'}}
+  %0 = posenc.attention %q, %k, %k kv_lengths(%len : tensor<3xi64>) : tensor<2x8x1x64xf32>, tensor<2x2x16x64xf32>, tensor<2x2x16x64xf32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_lengths_shape(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x16x64xf32>, %len: tensor<2x1xi32>) {
+  // expected-error @+1 {{'posenc.attention' op 'kv_lengths' must be a tensor<B x iN> with B = 2 (dim 0 of 'query'), got 'tensor<2x1xi32>'}}
+  %0 = posenc.attention %q, %k, %k kv_lengths(%len : tensor<2x1xi32>) : tensor<2x8x1x64xf32>, tensor<2x2x16x64xf32>, tensor<2x2x16x64xf32> -> tensor<2x8x1x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_kv_lengths_type(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x16x64xf32>, %len: tensor<2xf32>) {
+  // expected-error @+1 {{'posenc.attention' op operand #3 must be ranked tensor of 32-bit signless integer or 64-bit signless integer values}}
+  %0 = posenc.attention %q, %k, %k kv_lengths(%len : tensor<2xf32>) : tensor<2x8x1x64xf32>, tensor<2x2x16x64xf32>, tensor<2x2x16x64xf32> -> tensor<2x8x1x64xf32>
   return
 }
 

@@ -44,7 +44,8 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
                              Value value, ValueRange modOperands,
                              FloatAttr scale, bool causal) {
   build(builder, state, resultType, query, key, value,
-        /*q_positions=*/Value(), /*k_positions=*/Value(), modOperands,
+        /*kv_lengths=*/Value(), /*q_positions=*/Value(),
+        /*k_positions=*/Value(), modOperands,
         /*rel_key=*/Value(), /*rel_value=*/Value(), /*q_rope=*/RotaryAttr(),
         /*k_rope=*/RotaryAttr(), scale,
         causal ? builder.getUnitAttr() : UnitAttr());
@@ -102,7 +103,8 @@ bool FusedAttentionOp::hasIdentityScoreMod() {
 }
 
 /// Checks a rotary prologue: attribute and positions given together, the
-/// positions a [S] tensor matching the sequence dim, rotary_dim even and
+/// positions a [S] (or per-batch [B, S]) tensor matching the input, rotary_dim
+/// even and
 /// <= D, a base > 1, and no sequence-length-dependent scaling (the fused
 /// lowering computes inverse frequencies at compile time).
 static LogicalResult verifyRotary(Operation *op, StringRef which,
@@ -115,11 +117,18 @@ static LogicalResult verifyRotary(Operation *op, StringRef which,
                                 << "_positions' must be given together";
   auto posType = cast<RankedTensorType>(positions.getType());
   int64_t rank = inputType.getRank();
-  if (posType.getRank() != 1 ||
-      !compatibleDims(posType.getDimSize(0), inputType.getDimSize(rank - 2)))
+  bool perBatch = posType.getRank() == 2 && rank >= 3;
+  if ((posType.getRank() != 1 && !perBatch) ||
+      !compatibleDims(posType.getDimSize(posType.getRank() - 1),
+                      inputType.getDimSize(rank - 2)) ||
+      (perBatch &&
+       !compatibleDims(posType.getDimSize(0), inputType.getDimSize(0))))
     return op->emitOpError("'")
-           << which << "_positions' must be a tensor<S x iN> with S = "
-           << dimString(inputType.getDimSize(rank - 2)) << ", got " << posType;
+           << which << "_positions' must be a tensor<S x iN> or (rank >= 3) "
+           << "tensor<B x S x iN> with S = "
+           << dimString(inputType.getDimSize(rank - 2))
+           << " and B = " << dimString(inputType.getDimSize(0)) << ", got "
+           << posType;
   int64_t d = inputType.getDimSize(rank - 1);
   int64_t r = rope.getRotaryDim();
   if (ShapedType::isDynamic(d) || r <= 0 || r % 2 != 0 || r > d)
@@ -182,12 +191,9 @@ LogicalResult FusedAttentionOp::verify() {
   if (kt.getRank() != rank || vt.getRank() != rank)
     return emitOpError("'key' and 'value' must have the rank of 'query' (")
            << rank << "), got " << kt.getRank() << " and " << vt.getRank();
-  if (kt.getElementType() != qt.getElementType() ||
-      vt.getElementType() != qt.getElementType())
-    return emitOpError("'key' and 'value' must have the element type of "
-                       "'query' (")
-           << qt.getElementType() << "), got " << kt.getElementType() << " and "
-           << vt.getElementType();
+  if (vt.getElementType() != kt.getElementType())
+    return emitOpError("'value' must have the element type of 'key' (")
+           << kt.getElementType() << "), got " << vt.getElementType();
   int64_t numLead = rank - 2;
   int64_t headDim = rank >= 3 ? rank - 3 : -1;
   for (int64_t i = 0; i < numLead; ++i) {
@@ -240,6 +246,10 @@ LogicalResult FusedAttentionOp::verify() {
     return emitOpError("the default scale 1/sqrt(D) needs a static head dim "
                        "D > 0 of 'query' (set 'scale' explicitly)");
   }
+  if (Value lengths = getKvLengths())
+    if (failed(verifyKVLengths(*this, cast<RankedTensorType>(lengths.getType()),
+                               qt)))
+      return failure();
   if (failed(verifyRotary(*this, "q", getQRopeAttr(), getQPositions(), qt)) ||
       failed(verifyRotary(*this, "k", getKRopeAttr(), getKPositions(), kt)))
     return failure();

@@ -108,14 +108,27 @@ LogicalResult RopeOp::verify() {
   if (inputType.getRank() < 2)
     return emitOpError("'input' must have rank >= 2 (... x S x D), got rank ")
            << inputType.getRank();
-  if (posType.getRank() != 1)
-    return emitOpError("'positions' must have rank 1 (S), got rank ")
+  if (posType.getRank() != 1 && posType.getRank() != 2)
+    return emitOpError("'positions' must have rank 1 (S) or 2 (B x S), got "
+                       "rank ")
            << posType.getRank();
   int64_t rank = inputType.getRank();
+  if (posType.getRank() == 2) {
+    if (rank < 3)
+      return emitOpError("per-batch 'positions' (B x S) need an 'input' of "
+                         "rank >= 3 (B x ... x S x D), got rank ")
+             << rank;
+    if (!dimsCompatible(posType.getDimSize(0), inputType.getDimSize(0)))
+      return emitOpError("per-batch 'positions' dim 0 (")
+             << dimToString(posType.getDimSize(0))
+             << ") does not match the batch dim (dim 0) of 'input' ("
+             << dimToString(inputType.getDimSize(0)) << ")";
+  }
   int64_t seq = inputType.getDimSize(rank - 2);
-  if (!dimsCompatible(posType.getDimSize(0), seq))
+  int64_t posSeq = posType.getDimSize(posType.getRank() - 1);
+  if (!dimsCompatible(posSeq, seq))
     return emitOpError("'positions' length (")
-           << dimToString(posType.getDimSize(0))
+           << dimToString(posSeq)
            << ") does not match the sequence dim of 'input' ("
            << dimToString(seq) << ")";
   int64_t d = inputType.getDimSize(rank - 1);
@@ -253,9 +266,12 @@ static LogicalResult verifyDefaultScale(Operation *op,
 /// equal ranks >= minRank, equal leading (batch) dims, q/k head dims, k/v
 /// sequence dims, element types, and a result of shape [..., Sq, Dv].
 /// `numHeadDims` is 1 when dim -3 is a (GQA) head dim checked by the caller.
+/// With `mixedKeyValueType`, key and value share an element type that may
+/// differ from query's (a half-precision KV cache).
 static LogicalResult verifyQKVResult(Operation *op, Value q, Value k, Value v,
                                      RankedTensorType resultType,
-                                     int64_t minRank, int64_t numHeadDims) {
+                                     int64_t minRank, int64_t numHeadDims,
+                                     bool mixedKeyValueType) {
   RankedTensorType qt = tensorType(q), kt = tensorType(k), vt = tensorType(v);
   int64_t rank = qt.getRank();
   if (rank < minRank)
@@ -264,12 +280,17 @@ static LogicalResult verifyQKVResult(Operation *op, Value q, Value k, Value v,
   if (kt.getRank() != rank || vt.getRank() != rank)
     return op->emitOpError("'key' and 'value' must have the rank of 'query' (")
            << rank << "), got " << kt.getRank() << " and " << vt.getRank();
-  if (kt.getElementType() != qt.getElementType() ||
-      vt.getElementType() != qt.getElementType())
+  if (mixedKeyValueType) {
+    if (vt.getElementType() != kt.getElementType())
+      return op->emitOpError("'value' must have the element type of 'key' (")
+             << kt.getElementType() << "), got " << vt.getElementType();
+  } else if (kt.getElementType() != qt.getElementType() ||
+             vt.getElementType() != qt.getElementType()) {
     return op->emitOpError("'key' and 'value' must have the element type of "
                            "'query' (")
            << qt.getElementType() << "), got " << kt.getElementType()
            << " and " << vt.getElementType();
+  }
   int64_t numBatch = rank - 2 - numHeadDims;
   for (int64_t i = 0; i < numBatch; ++i)
     if (!dimsCompatible(qt.getDimSize(i), kt.getDimSize(i)) ||
@@ -303,12 +324,27 @@ static LogicalResult verifyQKVResult(Operation *op, Value q, Value k, Value v,
   return success();
 }
 
+LogicalResult posenc::verifyKVLengths(Operation *op,
+                                      RankedTensorType lengthsType,
+                                      RankedTensorType queryType) {
+  if (queryType.getRank() < 4)
+    return op->emitOpError("'kv_lengths' needs a batch dim: 'query' must have "
+                           "rank >= 4 ([B, ..., Hq, Sq, D]), got rank ")
+           << queryType.getRank();
+  if (lengthsType.getRank() != 1 ||
+      !dimsCompatible(lengthsType.getDimSize(0), queryType.getDimSize(0)))
+    return op->emitOpError("'kv_lengths' must be a tensor<B x iN> with B = ")
+           << dimToString(queryType.getDimSize(0))
+           << " (dim 0 of 'query'), got " << lengthsType;
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   RankedTensorType qt = tensorType(getQuery()), kt = tensorType(getKey()),
                    vt = tensorType(getValue());
   if (failed(verifyQKVResult(*this, getQuery(), getKey(), getValue(),
                              getResult().getType(), /*minRank=*/3,
-                             /*numHeadDims=*/1)))
+                             /*numHeadDims=*/1, /*mixedKeyValueType=*/true)))
     return failure();
   int64_t rank = qt.getRank();
   int64_t hq = qt.getDimSize(rank - 3), hk = kt.getDimSize(rank - 3),
@@ -329,6 +365,9 @@ LogicalResult AttentionOp::verify() {
            << hq << ") must be a multiple of key/value heads (" << hk << ")";
   if (failed(verifyDefaultScale(*this, getScale(), qt)))
     return failure();
+  if (Value lengths = getKvLengths())
+    if (failed(verifyKVLengths(*this, tensorType(lengths), qt)))
+      return failure();
   if (Value bias = getBias()) {
     RankedTensorType bt = tensorType(bias);
     // The score shape [..., Hq, Sq, Sk], right-aligned against the bias.
@@ -370,7 +409,7 @@ int64_t RelPosAttentionOp::getMaxRelativeDistance() {
 LogicalResult RelPosAttentionOp::verify() {
   if (failed(verifyQKVResult(*this, getQuery(), getKey(), getValue(),
                              getResult().getType(), /*minRank=*/2,
-                             /*numHeadDims=*/0)))
+                             /*numHeadDims=*/0, /*mixedKeyValueType=*/false)))
     return failure();
   RankedTensorType qt = tensorType(getQuery()), vt = tensorType(getValue());
   RankedTensorType rk = tensorType(getRelKey());
@@ -392,6 +431,66 @@ LogicalResult RelPosAttentionOp::verify() {
              << "> (2K+1 of 'rel_key', Dv of 'value'), got " << rv;
   }
   return verifyDefaultScale(*this, getScale(), qt);
+}
+
+//===----------------------------------------------------------------------===//
+// KV-cache forms not lowered yet
+//===----------------------------------------------------------------------===//
+
+static bool isPerBatch(Value positions) {
+  return positions && tensorType(positions).getRank() == 2;
+}
+
+static std::string elementTypeString(Value v) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << tensorType(v).getElementType();
+  return text;
+}
+
+static bool hasMixedKeyValueType(Value query, Value key) {
+  return tensorType(query).getElementType() != tensorType(key).getElementType();
+}
+
+std::string posenc::describeUnloweredKVCacheForm(Operation *op) {
+  auto form = [](StringRef what) {
+    return "uses " + what.str() +
+           " (SPEC.md: attention over a KV cache), which this lowering does "
+           "not implement yet";
+  };
+  if (auto rope = dyn_cast<RopeOp>(op))
+    return isPerBatch(rope.getPositions()) ? form("per-batch positions (B x S)")
+                                           : "";
+  Value query, key, lengths;
+  bool perBatch = false;
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    query = attention.getQuery();
+    key = attention.getKey();
+    lengths = attention.getKvLengths();
+  } else if (auto fused = dyn_cast<FusedAttentionOp>(op)) {
+    query = fused.getQuery();
+    key = fused.getKey();
+    lengths = fused.getKvLengths();
+    perBatch =
+        isPerBatch(fused.getQPositions()) || isPerBatch(fused.getKPositions());
+  } else {
+    return "";
+  }
+  if (lengths)
+    return form("'kv_lengths'");
+  if (perBatch)
+    return form("per-batch positions (B x S)");
+  if (hasMixedKeyValueType(query, key))
+    return form("a key/value element type (" + elementTypeString(key) +
+                ") other than the query's (" + elementTypeString(query) + ")");
+  return "";
+}
+
+LogicalResult posenc::rejectUnloweredKVCacheForm(Operation *op) {
+  std::string reason = describeUnloweredKVCacheForm(op);
+  if (reason.empty())
+    return success();
+  return op->emitOpError(reason);
 }
 
 #define GET_OP_CLASSES

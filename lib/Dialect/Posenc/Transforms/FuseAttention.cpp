@@ -271,6 +271,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
     FusedAttentionOp fused = createFused(
         rewriter, loc, op.getResult().getType(), q, k, v, qRope, kRope, mods,
         Value(), Value(), op.getScale(), op.getCausal(), buildMod);
+    if (Value lengths = op.getKvLengths())
+      fused.getKvLengthsMutable().assign(lengths);
     rewriter.replaceOp(op, fused.getResult());
     if (qRope)
       rewriter.eraseOp(qRope->op);

@@ -106,6 +106,14 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
        when the operand is. With both `rel_key` and `rel_value`, they have
        the same number of buckets `2K+1`.
 
+    With the optional `kv_lengths : tensor<B x iN>` (query rank >= 4), the
+    keys and causal alignment are those of `posenc.attention` over a KV
+    cache: for batch `b` only keys `j < kv_lengths[b]` exist and `i' = i +
+    (kv_lengths[b] - Sq)` (in the causal mask and in the `rel_value` bucket;
+    `score_mod`'s `i` and `j` stay the row and key indices). Positions may be
+    per batch (`tensor<B x S x iN>`, as for `posenc.rope`). `key` and `value`
+    share an element type that may differ from `query`'s.
+
     The lowering (`posenc-decompose-attention`) never materializes an
     `Sq x Sk` tensor or a rotated copy of Q or K: it loops over query tiles
     and key/value tiles with an online softmax. Shaw's key term is the
@@ -139,6 +147,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     Posenc_FloatTensor:$query,
     Posenc_FloatTensor:$key,
     Posenc_FloatTensor:$value,
+    Optional<Posenc_PositionTensor>:$kv_lengths,
     Optional<Posenc_PositionTensor>:$q_positions,
     Optional<Posenc_PositionTensor>:$k_positions,
     Variadic<AnyType>:$mod_operands,
@@ -153,6 +162,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
   let regions = (region SizedRegion<1>:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value
+    (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
     (`q_rope` `(` $q_rope^ `,` $q_positions `:` type($q_positions) `)`)?
     (`k_rope` `(` $k_rope^ `,` $k_positions `:` type($k_positions) `)`)?
     (`mods` `(` $mod_operands^ `:` type($mod_operands) `)`)?

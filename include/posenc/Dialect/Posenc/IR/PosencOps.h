@@ -9,10 +9,35 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <string>
+
 #include "posenc/Dialect/Posenc/IR/PosencAttrs.h"
 #include "posenc/Dialect/Posenc/IR/PosencDialect.h"
 
 #define GET_OP_CLASSES
 #include "posenc/Dialect/Posenc/IR/PosencOps.h.inc"
+
+namespace posenc {
+
+/// Verifies the `kv_lengths` operand of posenc.attention and
+/// posenc.fused_attention: a `tensor<B x iN>` with B = dim 0 of a query of
+/// rank >= 4. Reports a diagnostic on `op` and fails otherwise.
+mlir::LogicalResult verifyKVLengths(mlir::Operation *op,
+                                    mlir::RankedTensorType lengthsType,
+                                    mlir::RankedTensorType queryType);
+
+/// The KV-cache forms of SPEC.md's additions that the lowerings do not
+/// implement yet: names the one `op` (posenc.attention, posenc.fused_attention
+/// or posenc.rope) uses -- `kv_lengths`, per-batch positions, or key/value of
+/// an element type other than the query's -- or returns "" when it uses none.
+/// Lowerings report it as an error rather than generate code that would
+/// ignore it.
+std::string describeUnloweredKVCacheForm(mlir::Operation *op);
+
+/// Emits describeUnloweredKVCacheForm(op) as an error on `op` and fails, or
+/// succeeds when `op` uses none of those forms.
+mlir::LogicalResult rejectUnloweredKVCacheForm(mlir::Operation *op);
+
+} // namespace posenc
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_H

@@ -62,8 +62,11 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
 
     Rotates pairs of the last (head) dim of `input : tensor<... x S x D x F>`
     (rank >= 2, `D` static) by the angle of the position of its row;
-    `positions : tensor<S x iN>` broadcasts over the leading dims. The result
-    has the type of `input`.
+    `positions : tensor<S x iN>` broadcasts over the leading dims. Per-batch
+    positions `tensor<B x S x iN>` (input `[B, ..., S, D]`, rank >= 3): batch
+    `b` uses row `b`, broadcast over the dims between `B` and `S`, so that
+    each sequence of a ragged batch (KV-cache decode) is rotated at its own
+    offset. The result has the type of `input`.
 
     With `R = rotary_dim` (default `D`; even, `<= D`; dims `>= R` pass through
     unchanged), pair `p` in `[0, R/2)` has `inv_freq[p] = base^(-2p/R)`,
@@ -92,6 +95,8 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
         : tensor<1x32x?x128xbf16>, tensor<?xi32>
     %kr = posenc.rope %k, %pos layout interleaved precision exact
         {rotary_dim = 32 : i64} : tensor<4x?x64xf32>, tensor<?xi64>
+    %kn = posenc.rope %knew, %bpos layout half
+        : tensor<2x8x1x128xf32>, tensor<2x1xi32>
     ```
   }];
   let arguments = (ins
@@ -179,7 +184,8 @@ def Posenc_AlibiBiasOp : Posenc_Op<"alibi_bias", [Pure, AttrSizedOperandSegments
 // posenc.attention
 //===----------------------------------------------------------------------===//
 
-def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
+def Posenc_AttentionOp : Posenc_Op<"attention", [Pure,
+                                                  AttrSizedOperandSegments]> {
   let summary = "scaled dot-product attention with GQA, causal mask and additive bias";
   let description = [{
     Semantics: `docs/spec.md`, section `posenc.attention`.
@@ -197,6 +203,18 @@ def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
     - `p = softmax_j(s)`, computed in f32 with max subtraction;
     - `out_i = sum_j p[i, j] v_j`. A row whose keys are all masked yields zeros.
 
+    Attention over a KV cache: with the optional `kv_lengths : tensor<B x
+    i32|i64>` (`B` = dim 0 of `query`, which then needs rank >= 4: `[B, ...,
+    Hq, Sq, D]`), only keys `j < kv_lengths[b]` exist for batch `b` (`key` and
+    `value` may be longer: a preallocated cache), and causal alignment is at
+    each sequence's own end: query `i` sits at `i' = i + (kv_lengths[b] -
+    Sq)` and `j > i'` is masked. A row with no key gives zeros. A length
+    outside `[0, Sk]` is a reported run-time error.
+
+    Element types: `key` and `value` have one element type, which may differ
+    from `query`'s (e.g. an f32 query against an f16/bf16 cache); the result
+    has `query`'s. Arithmetic is f32 (f64 when `query` is f64) either way.
+
     ```mlir
     %o = posenc.attention %q, %k, %v {causal}
         : tensor<1x8x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>
@@ -204,6 +222,9 @@ def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
     %p = posenc.attention %q, %k, %v bias(%b : tensor<8x16x16xf32>)
         : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>
         -> tensor<1x8x16x64xf32>
+    %d = posenc.attention %q1, %kc, %vc kv_lengths(%len : tensor<2xi32>) {causal}
+        : tensor<2x32x1x128xf32>, tensor<2x8x4096x128xf16>,
+          tensor<2x8x4096x128xf16> -> tensor<2x32x1x128xf32>
     ```
   }];
   let arguments = (ins
@@ -211,12 +232,14 @@ def Posenc_AttentionOp : Posenc_Op<"attention", [Pure]> {
     Posenc_FloatTensor:$key,
     Posenc_FloatTensor:$value,
     Optional<Posenc_FloatTensor>:$bias,
+    Optional<Posenc_PositionTensor>:$kv_lengths,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal
   );
   let results = (outs Posenc_FloatTensor:$result);
   let assemblyFormat = [{
-    $query `,` $key `,` $value (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict
+    $query `,` $key `,` $value (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($result)
   }];
   let hasVerifier = 1;
