@@ -291,8 +291,7 @@ Value KernelBuilder::keyTileCount() {
   if (!causal)
     return numKTiles;
   Value lastRowEnd = arith::MinUIOp::create(b, loc, add(q0, c(bm)), sq);
-  Value keysNeeded =
-      arith::MaxSIOp::create(b, loc, add(lastRowEnd, shift), c(0));
+  Value keysNeeded = buildCausalKeyBound(b, loc, lastRowEnd, shift);
   return arith::MinUIOp::create(
       b, loc, numKTiles, arith::CeilDivUIOp::create(b, loc, keysNeeded, c(bn)));
 }
@@ -324,7 +323,7 @@ scf::ForOp KernelBuilder::buildKeyLoop(Value upper) {
 
 SmallVector<std::array<Value, 4>>
 KernelBuilder::buildScores(ArrayRef<Value> s, Value k0, Value scaleV,
-                           Value ninf, Value (&rowMax)[2]) {
+                           Value (&rowMax)[2]) {
   // Element (v, e) of block nb is row rows[v], key k0 + 8 nb + 2t + e.
   SmallVector<std::array<Value, 4>> x(bn / 8);
   for (int64_t nb = 0; nb < bn / 8; ++nb)
@@ -339,10 +338,8 @@ KernelBuilder::buildScores(ArrayRef<Value> s, Value k0, Value scaleV,
             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, j, sk);
         if (causal)
           masked = arith::OrIOp::create(
-              b, loc, masked,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j,
-                                    add(rows[vi], shift)));
-        sc = arith::SelectOp::create(b, loc, masked, ninf, sc);
+              b, loc, masked, buildCausalMask(b, loc, rows[vi], j, shift));
+        sc = buildMaskedScore(b, loc, masked, sc);
         x[nb][2 * vi + e] = sc;
         rowMax[vi] = arith::MaximumFOp::create(b, loc, rowMax[vi], sc);
       }
@@ -351,7 +348,7 @@ KernelBuilder::buildScores(ArrayRef<Value> s, Value k0, Value scaleV,
 
 void KernelBuilder::buildSoftmaxUpdate(Value (&m)[2], Value (&l)[2],
                                        ArrayRef<std::array<Value, 4>> x,
-                                       Value (&rowMax)[2], Value ninf,
+                                       Value (&rowMax)[2],
                                        SmallVectorImpl<Value> &acc,
                                        SmallVectorImpl<Value> &p,
                                        SmallVectorImpl<Value> &next) {
@@ -361,9 +358,7 @@ void KernelBuilder::buildSoftmaxUpdate(Value (&m)[2], Value (&l)[2],
   for (int64_t vi = 0; vi < 2; ++vi) {
     mNew[vi] = arith::MaximumFOp::create(b, loc, m[vi],
                                          quadReduce(rowMax[vi], true));
-    Value isInf = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                        mNew[vi], ninf);
-    mSafe[vi] = arith::SelectOp::create(b, loc, isInf, f32(0.0), mNew[vi]);
+    mSafe[vi] = buildSafeRowMax(b, loc, mNew[vi]);
     alpha[vi] = math::ExpOp::create(
         b, loc, arith::SubFOp::create(b, loc, m[vi], mSafe[vi]));
   }
@@ -408,10 +403,10 @@ SmallVector<Value> KernelBuilder::buildKeyTileStep(Value k0, ValueRange iter) {
   Value scaleV = f32(scale), ninf = f32(kNegInf);
   Value rowMax[2] = {ninf, ninf};
   SmallVector<std::array<Value, 4>> x =
-      buildScores(s, k0, scaleV, ninf, rowMax);
+      buildScores(s, k0, scaleV, rowMax);
 
   SmallVector<Value> p, next;
-  buildSoftmaxUpdate(m, l, x, rowMax, ninf, acc, p, next);
+  buildSoftmaxUpdate(m, l, x, rowMax, acc, p, next);
   if (wg)
     warpgroupAccumulate(p, acc);
   else
@@ -425,11 +420,9 @@ SmallVector<Value> KernelBuilder::buildKeyTileStep(Value k0, ValueRange iter) {
 void KernelBuilder::buildEpilogue(scf::ForOp keyLoop) {
   for (int64_t vi = 0; vi < 2; ++vi) {
     Value lSum = quadReduce(keyLoop.getResult(2 + vi), false);
-    Value zero = f32(0.0);
-    Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         lSum, zero);
-    Value inv = arith::SelectOp::create(
-        b, loc, isZero, zero, arith::DivFOp::create(b, loc, f32(1.0), lSum));
+    // 1 / l (0 for a fully masked row), once per row: the outputs are
+    // multiplied by it.
+    Value inv = buildSoftmaxNormalize(b, loc, f32(1.0), lSum);
     Value inRange =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, rows[vi], sq);
     auto store = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);

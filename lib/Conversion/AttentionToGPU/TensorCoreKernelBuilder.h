@@ -102,19 +102,18 @@ private:
   llvm::SmallVector<mlir::Value> buildKeyTileStep(mlir::Value k0,
                                                   mlir::ValueRange iter);
   /// The scores of the S fragments `s` of key tile `k0`, 4 per 8-key block
-  /// in C-fragment order: times `scaleV`, score_mod, -inf (`ninf`) where
-  /// masked. `rowMax` (from -inf) receives the lane's maximum of rows g and
+  /// in C-fragment order: times `scaleV`, score_mod, -inf where masked. `rowMax` (from -inf) receives the lane's maximum of rows g and
   /// g+8.
   llvm::SmallVector<std::array<mlir::Value, 4>>
   buildScores(llvm::ArrayRef<mlir::Value> s, mlir::Value k0,
-              mlir::Value scaleV, mlir::Value ninf, mlir::Value (&rowMax)[2]);
+              mlir::Value scaleV, mlir::Value (&rowMax)[2]);
   /// The online-softmax update of the running max `m` and sum `l` of rows g
   /// and g+8 by the scores `x`, whose lane maxima are `rowMax`: `acc` is
   /// rescaled, `p` receives exp(x - max) (4 per 8-key block) and `next` the
   /// new max and sum.
   void buildSoftmaxUpdate(mlir::Value (&m)[2], mlir::Value (&l)[2],
                           llvm::ArrayRef<std::array<mlir::Value, 4>> x,
-                          mlir::Value (&rowMax)[2], mlir::Value ninf,
+                          mlir::Value (&rowMax)[2],
                           llvm::SmallVectorImpl<mlir::Value> &acc,
                           llvm::SmallVectorImpl<mlir::Value> &p,
                           llvm::SmallVectorImpl<mlir::Value> &next);

@@ -53,7 +53,7 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
   OpFoldResult h = b.getIndexAttr(half);
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
   Value x1 = slice(tile, 0, h), x2 = slice(tile, half, h);
-  // first: x1 cos - x2 sin, second: x2 cos + x1 sin (buildRotatedElement).
+  // first: x1 cos - x2 sin, second: x2 cos + x1 sin.
   for (bool first : {true, false}) {
     Value rotated = buildGeneric(
         b, loc, ValueRange{x1, x2, cosTile, sinTile},
@@ -61,10 +61,7 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
         [&](OpBuilder &b, Location loc, ValueRange a) {
           Value x = castFloat(b, loc, a[first ? 0 : 1], c);
           Value y = castFloat(b, loc, a[first ? 1 : 0], c);
-          Value xc = arith::MulFOp::create(b, loc, x, a[2]);
-          Value ys = arith::MulFOp::create(b, loc, y, a[3]);
-          Value r = first ? Value(arith::SubFOp::create(b, loc, xc, ys))
-                          : Value(arith::AddFOp::create(b, loc, xc, ys));
+          Value r = buildRotatedElement(b, loc, x, y, a[2], a[3], first);
           // posenc.rope stores its result in the element type.
           yieldValue(b, loc,
                      castFloat(b, loc, castFloat(b, loc, r, elemType), c));
