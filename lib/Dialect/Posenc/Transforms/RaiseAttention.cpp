@@ -355,6 +355,7 @@ struct RaiseAttention : OpRewritePattern<linalg::BatchMatmulOp> {
     Value bias = m->bias ? buildBias(rewriter, loc, *m->bias) : Value();
     auto attention = AttentionOp::create(
         rewriter, loc, pv.getResult(0).getType(), q, k, v, bias,
+        /*kv_lengths=*/Value(),
         rewriter.getF64FloatAttr(m->scale),
         m->causal ? rewriter.getUnitAttr() : UnitAttr());
     if (remarks)
