@@ -5,12 +5,10 @@ import os
 import subprocess
 import sys
 
-from posenc_testutil import requires_capi
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-@requires_capi
 def test_decode_loop_example_agrees_with_reference():
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
     r = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "decode_loop.py"),

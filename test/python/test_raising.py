@@ -25,10 +25,9 @@ import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
-from posenc_testutil import assert_close, requires_capi  # noqa: E402
+from posenc_testutil import assert_close  # noqa: E402
 import tosa_blocks  # noqa: E402
 
-pytestmark = requires_capi
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 POSENC_OPT = os.path.join(os.environ.get("POSENC_BUILD_DIR", os.path.join(ROOT, "build")),

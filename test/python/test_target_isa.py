@@ -15,9 +15,8 @@ import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
-from posenc_testutil import assert_close, requires_capi  # noqa: E402
+from posenc_testutil import assert_close  # noqa: E402
 
-pytestmark = requires_capi
 
 # AVX2 (-avx512f) and SSE (-avx) code on this host; an explicit vector-bits
 # against the host's features (tiles for 256 bits, code for the host).
