@@ -22,5 +22,5 @@ echo "== sanitizer suite (ASan + UBSan, $build) =="
 # Left out: the tensor-core emulation's execution test, whose time (tens of
 # minutes on 2 busy cores) goes into JIT-compiled emulation code that is not
 # instrumented; the passes it runs are checked under the sanitizers by
-# test/Conversion/NVVM/{tensor-cores,emulate-tensor-cores}.mlir.
+# test/Conversion/AttentionToGPU/{tensor-cores,emulate-tensor-cores}.mlir.
 "$POSENC_LIT" -sv --filter-out 'attention-tensor-cores-emulated' "$build/test"
