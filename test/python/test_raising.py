@@ -141,3 +141,49 @@ def test_interleaved_rope_raised_equals_unraised(h, s, d, base, scaling, offset)
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+# (batch, seq, heads, head dim, causal). BLOOM's powf of a rounded base
+# drifts from SPEC.md's rule with max_bias 8 by up to 6 ulps at H=32, but is
+# the rule for a max_bias a few ulps off 8, which the raising recovers; with
+# B=2 the flat heads repeat and the slopes become the `slopes` operand.
+BLOOM_CASES = [
+    (1, 8, 4, 16, True),
+    (2, 17, 3, 32, True),
+    (1, 33, 12, 64, False),
+    (1, 9, 32, 16, True),
+    (1, 20, 5, 16, True),
+]
+
+
+@pytest.mark.parametrize("case", BLOOM_CASES, ids=lambda c: "b{}-S{}-h{}-d{}-{}".format(
+    *c[:4], "causal" if c[4] else "full"))
+def test_bloom_block_raised_equals_unraised(case):
+    """BLOOM's ALiBi attention (tosa_blocks.bloom_block: slopes * j in the
+    graph, baddbmm, masked_fill by select) raises to one posenc.attention
+    with a posenc.alibi_bias; the BLOOM-form term differs from SPEC.md's
+    slope * (j - i') by a constant per row, which softmax ignores."""
+    b, s, h, d, causal = case
+    rng = np.random.default_rng(b * 1000 + s * 10 + h)
+    q, k, v = (rng.standard_normal((b, s, h, d)).astype(np.float32) for _ in range(3))
+    ir = tosa_blocks.bloom_block(b, s, h, d, causal)
+    out = subprocess.run([POSENC_OPT, "--posenc-import-tosa", "--posenc-raise"],
+                         input=ir, capture_output=True, text=True, check=True).stdout
+    assert out.count("= posenc.attention ") == 1, out
+    assert out.count("= posenc.alibi_bias") == 1, out
+    assert ("causal" in out) == causal
+    assert ("slopes(" in out) == (b > 1), out
+
+    slopes = tosa_blocks.bloom_slopes(h).astype(np.float64)
+    bias = slopes[:, None, None] * np.arange(s, dtype=np.float64)[None, None, :]
+
+    def heads(x):
+        return x.transpose(0, 2, 1, 3)
+
+    want = ref.attention(heads(q), heads(k), heads(v), bias=bias, causal=causal)
+    want = want.transpose(0, 2, 1, 3).reshape(b, s, h * d)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(q, k, v)
+    raised = posenc.compile(ir, pipeline=RAISED)(q, k, v)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

@@ -299,3 +299,74 @@ def padded_attention_block(s, h, d, scale=None):
             f"%k_proj: {ty([1, s, h * d])}, %v_proj: {ty([1, s, h * d])}, "
             f"%mask: {ty([1, 1, 1, s])}) -> {ty([1, s, h * d])} {{\n"
             + "\n".join(t.lines) + f"\n    return {out} : {ty([1, s, h * d])}\n}}\n")
+
+
+def bloom_slopes(num_heads):
+    """BLOOM's ALiBi slopes as build_alibi_tensor computes them, in float32:
+    powers of a rounded base (not SPEC.md's formula evaluated exactly)."""
+    closest = 2 ** math.floor(math.log2(num_heads))
+    base = np.float32(2 ** (-(2 ** -(math.log2(closest) - 3))))
+    slopes = base ** np.arange(1, 1 + closest, dtype=np.int32).astype(np.float32)
+    if closest != num_heads:
+        extra_base = np.float32(2 ** (-(2 ** -(math.log2(2 * closest) - 3))))
+        extra = min(closest, num_heads - closest)
+        powers = np.arange(1, 1 + 2 * extra, 2, dtype=np.int32).astype(np.float32)
+        slopes = np.concatenate([slopes, extra_base ** powers])
+    return slopes.astype(np.float32)
+
+
+def _bool_const(t, values, shape):
+    flat = ", ".join("true" if v else "false" for v in np.asarray(values).ravel())
+    return t.op(f'"tosa.const"() {{values = dense<[{flat}]> : '
+                f'{t.ty([int(np.prod(shape))], "i1")}}} : ()',
+                t.ty([int(np.prod(shape))], "i1")), [int(np.prod(shape))]
+
+
+def bloom_block(b, s, h, d, causal=True):
+    """BLOOM's attention (HuggingFace modeling_bloom) as a TOSA exporter
+    writes it, with an all-ones attention mask: alibi = slopes * j
+    ([B*H, 1, S], slopes times the key positions, in the graph), scores =
+    baddbmm(alibi, q, k^T, alpha=1/sqrt(D)) = alibi + alpha * q k^T,
+    masked_fill of the boolean causal mask with finfo(float32).min as a
+    select, softmax, bmm with v.
+
+    Signature: (q [B,S,H,D], k [B,S,H,D], v [B,S,H,D]) -> [B,S,H*D]."""
+    t = _Tosa()
+    n = b * h
+    heads = {}
+    for name in "qkv":
+        x, _ = t.transpose(f"%{name}", [b, s, h, d], [0, 2, 1, 3])
+        heads[name] = t.reshape(x, [b, h, s, d], [n, s, d])
+    kt, _ = t.transpose(heads["k"], [n, s, d], [0, 2, 1])
+    slopes = np.tile(bloom_slopes(h), b).reshape(n, 1, 1)
+    arange = np.arange(s, dtype=np.float32).reshape(1, 1, s)
+    alibi = t.mul(t.const(slopes, [n, 1, 1]), [n, 1, 1],
+                  t.const(arange, [1, 1, s]), [1, 1, s], [n, 1, s])
+    scores, _ = t.matmul(heads["q"], [n, s, d], kt, [n, d, s])
+    scores = t.mul(scores, [n, s, s], t.const([1.0 / math.sqrt(d)], [1, 1, 1]),
+                   [1, 1, 1], [n, s, s])
+    scores = t.binary("add", alibi, [n, 1, s], scores, [n, s, s], [n, s, s])
+    shape = [b, h, s, s]
+    s4 = t.reshape(scores, [n, s, s], shape)
+    if causal:
+        i = np.arange(s)[:, None]
+        j = np.arange(s)[None, :]
+        flat, fshape = _bool_const(t, j > i, [s, s])
+        mask = t.reshape(flat, fshape, [1, 1, s, s], "i1")
+        low = t.const([np.finfo(np.float32).min], [1, 1, 1, 1])
+        s4 = t.op(f"tosa.select {mask}, {low}, {s4} : ({t.ty([1, 1, s, s], 'i1')}, "
+                  f"{t.ty([1, 1, 1, 1])}, {t.ty(shape)})", t.ty(shape))
+    mx, red = t.reduce("reduce_max", s4, shape, 3)
+    e = t.unary("exp", t.binary("sub", s4, shape, mx, red, shape), shape)
+    total, _ = t.reduce("reduce_sum", e, shape, 3)
+    p = t.mul(e, shape, t.unary("reciprocal", total, red), red, shape)
+    p3 = t.reshape(p, shape, [n, s, s])
+    out, _ = t.matmul(p3, [n, s, s], heads["v"], [n, s, d])
+    o4 = t.reshape(out, [n, s, d], [b, h, s, d])
+    o4, _ = t.transpose(o4, [b, h, s, d], [0, 2, 1, 3])
+    res = t.reshape(o4, [b, s, h, d], [b, s, h * d])
+    ty = _Tosa.ty
+    arg = ty([b, s, h, d])
+    return (f"func.func @bloom_block(%q: {arg}, %k: {arg}, %v: {arg}) -> "
+            f"{ty([b, s, h * d])} {{\n" + "\n".join(t.lines)
+            + f"\n    return {res} : {ty([b, s, h * d])}\n}}\n")

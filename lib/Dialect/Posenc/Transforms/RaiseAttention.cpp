@@ -35,11 +35,14 @@ struct KVOperand {
   int64_t repeat = 1;              ///< GQA repeat factor
 };
 
-/// The additive score term, as found on the elementwise add.
+/// An additive score term, as found on the elementwise add (or a
+/// masked_fill, read as the additive mask it is equivalent to).
 struct Bias {
-  Value value;        ///< as the add reads it
-  AffineMap map;      ///< its indexing map in the add
-  int64_t loopRank;   ///< rank of the add's iteration space
+  Value value;                    ///< as the add reads it
+  AffineMap map;                  ///< its indexing map in the add
+  SmallVector<int64_t> loopShape; ///< the add's iteration space
+  /// masked_fill: the mask as an additive term (`value` is the condition).
+  std::optional<SmallVector<double>> values;
 };
 
 /// Everything the rewrite needs, found by matchAttention.
@@ -47,7 +50,9 @@ struct AttentionMatch {
   Value query;        ///< [lead..., Sq, D]
   KVOperand key, value;
   double scale = 1.0;
-  std::optional<Bias> bias;
+  SmallVector<Bias> terms;     ///< every additive term, as found
+  std::optional<Bias> bias;    ///< the one that becomes the bias operand
+  SmallVector<double> alibiSlopes; ///< or: an ALiBi term's flat-head slopes
   bool causal = false;
 };
 
@@ -197,6 +202,50 @@ static bool reachesMatmul(Value v) {
          nullptr;
 }
 
+/// Whether `v` hides a key when it replaces a score: -inf or the lowest
+/// finite value of `elemType`.
+static bool isMaskingValue(double v, Type elemType) {
+  auto floatType = dyn_cast<FloatType>(elemType);
+  return (std::isinf(v) && v < 0) ||
+         (floatType &&
+          v == APFloat::getLargest(floatType.getFloatSemantics(), true)
+                   .convertToDouble());
+}
+
+/// A masked_fill (`select(c, m, s)` or `select(c, s, m)`, m -inf or the
+/// lowest finite value) on the scores `s`, with a mask `c` known at compile
+/// time: recorded as the additive mask (m where masked, 0 elsewhere) it is
+/// equivalent to (s + m rounds to m for |s| < 2^103, see RaiseMask.cpp).
+static LogicalResult peelMaskedFill(const Elementwise &sel, AttentionMatch &m,
+                                    Value &scores, Failure &why) {
+  const Elementwise::Arg &c = sel.args[0];
+  Type elemType = getElementTypeOrSelf(sel.generic.getResultTypes()[0]);
+  int fill = -1;
+  for (int k : {1, 2})
+    if (std::optional<double> v = getSplatValue(sel.args[k]);
+        v && isMaskingValue(*v, elemType))
+      fill = k;
+  const Elementwise::Arg &s = sel.args[fill == 1 ? 2 : 1];
+  if (fill < 0 || !c.input || !s.input || !sel.isIdentity(s)) {
+    why = "the select on the scores is not a masked_fill with -inf or the "
+          "lowest finite value";
+    return failure();
+  }
+  std::optional<SmallVector<double>> cond = getConstantValues(c.input->get());
+  if (!cond) {
+    why = "the masked_fill's mask is not known at compile time";
+    return failure();
+  }
+  double masked = *getSplatValue(sel.args[fill]);
+  for (double &v : *cond)
+    v = (v != 0.0) == (fill == 1) ? masked : 0.0;
+  auto shape = cast<ShapedType>(sel.generic.getResultTypes()[0]).getShape();
+  m.terms.push_back(Bias{c.input->get(), sel.map(c),
+                         SmallVector<int64_t>(shape), std::move(cond)});
+  scores = s.input->get();
+  return success();
+}
+
 /// Walks the scores back from the softmax input to `Q . K^T`, collecting
 /// the scale and the bias. Returns the QK matmul.
 static FailureOr<linalg::BatchMatmulOp>
@@ -208,6 +257,17 @@ matchScores(Value scores, AttentionMatch &m, Failure &why) {
     scaled |= before != m.scale;
     if (auto qk = scores.getDefiningOp<linalg::BatchMatmulOp>())
       return qk;
+    if (scaled && (matchElementwiseOf<arith::AddFOp>(scores) ||
+                   matchElementwiseOf<arith::SelectOp>(scores))) {
+      why = "the scale multiplies the bias too (it is applied after the add)";
+      return failure();
+    }
+    if (std::optional<Elementwise> sel =
+            matchElementwiseOf<arith::SelectOp>(scores)) {
+      if (failed(peelMaskedFill(*sel, m, scores, why)))
+        return failure();
+      continue;
+    }
     std::optional<Elementwise> add = matchElementwiseOf<arith::AddFOp>(scores);
     if (!add) {
       std::optional<Elementwise> e = matchElementwise(scores);
@@ -227,17 +287,41 @@ matchScores(Value scores, AttentionMatch &m, Failure &why) {
       why = "the softmax input is not scale * Q.K^T + bias";
       return failure();
     }
-    if (m.bias) {
-      why = "more than one additive term on the scores";
-      return failure();
-    }
-    if (scaled) {
-      why = "the scale multiplies the bias too (it is applied after the add)";
-      return failure();
-    }
-    m.bias = Bias{b.input->get(), add->map(b), add->rank()};
+    auto shape = cast<ShapedType>(add->generic.getResultTypes()[0]).getShape();
+    m.terms.push_back(Bias{b.input->get(), add->map(b),
+                           SmallVector<int64_t>(shape), std::nullopt});
     scores = s.input->get();
   }
+}
+
+/// Classifies the collected score terms: at most one causal mask and at
+/// most one other term (ALiBi or a bias operand).
+static LogicalResult classifyTerms(AttentionMatch &m, Type elemType,
+                                   Failure &why) {
+  for (Bias &term : m.terms) {
+    FailureOr<BiasClass> kind = classifyBias(term.value, term.map,
+                                             term.loopShape, elemType,
+                                             term.values, why);
+    if (failed(kind))
+      return failure();
+    if (kind->kind == BiasKind::Causal && !m.causal) {
+      m.causal = true;
+      continue;
+    }
+    if (term.values && kind->kind != BiasKind::Alibi) {
+      why = "a masked_fill whose mask is not the bottom-right causal mask";
+      return failure();
+    }
+    if (m.bias || !m.alibiSlopes.empty()) {
+      why = "more than one additive term on the scores besides a causal mask";
+      return failure();
+    }
+    if (kind->kind == BiasKind::Alibi)
+      m.alibiSlopes = std::move(kind->slopes);
+    else
+      m.bias = term;
+  }
+  return success();
 }
 
 /// Matches the P.V matmul `pv` (see the file header).
@@ -288,17 +372,8 @@ static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
       why = "only f32 graphs are raised";
       return failure();
     }
-  if (!m.bias)
-    return m;
-  FailureOr<BiasKind> kind = classifyBias(
-      m.bias->value, m.bias->map, m.bias->loopRank, qkType.getDimSize(1),
-      qkType.getDimSize(2), qkType.getElementType(), why);
-  if (failed(kind))
+  if (failed(classifyTerms(m, qkType.getElementType(), why)))
     return failure();
-  if (*kind == BiasKind::Causal) {
-    m.causal = true;
-    m.bias.reset();
-  }
   return m;
 }
 
@@ -307,7 +382,7 @@ static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
 static Value buildBias(OpBuilder &b, Location loc, const Bias &bias) {
   auto type = cast<RankedTensorType>(bias.value.getType());
   int64_t rank = type.getRank();
-  if (rank <= 2 || (rank == 3 && bias.loopRank == 3 &&
+  if (rank <= 2 || (rank == 3 && bias.loopShape.size() == 3 &&
                     bias.map.getResult(0) == b.getAffineDimExpr(0)))
     return bias.value;
   ReassociationIndices leading;
@@ -352,7 +427,12 @@ struct RaiseAttention : OpRewritePattern<linalg::BatchMatmulOp> {
     Value q = collapseLeadingDims(rewriter, loc, m->query);
     Value k = buildKV(rewriter, loc, m->key);
     Value v = buildKV(rewriter, loc, m->value);
+    auto scoresType = cast<RankedTensorType>(pv.getDpsInputs()[0].getType());
     Value bias = m->bias ? buildBias(rewriter, loc, *m->bias) : Value();
+    if (!m->alibiSlopes.empty())
+      bias = buildAlibiBias(rewriter, loc, m->alibiSlopes,
+                            scoresType.getDimSize(1), scoresType.getDimSize(2),
+                            scoresType.getElementType());
     auto attention = AttentionOp::create(
         rewriter, loc, pv.getResult(0).getType(), q, k, v, bias,
         /*kv_lengths=*/Value(),
@@ -361,6 +441,7 @@ struct RaiseAttention : OpRewritePattern<linalg::BatchMatmulOp> {
     if (remarks)
       attention->emitRemark("raised to posenc.attention")
           << (m->causal ? " (causal)" : "")
+          << (m->alibiSlopes.empty() ? "" : " with ALiBi")
           << (m->key.repeat > 1
                   ? " with GQA repeat " + std::to_string(m->key.repeat)
                   : std::string());

@@ -47,17 +47,15 @@ static bool isCausalMask(ArrayRef<double> values, int64_t sq, int64_t sk,
   return true;
 }
 
-FailureOr<BiasKind> raise::classifyBias(Value bias, AffineMap map,
-                                        int64_t loopRank, int64_t sq,
-                                        int64_t sk, Type elemType,
-                                        std::string &why) {
-  auto type = cast<RankedTensorType>(bias.getType());
-  int64_t rank = type.getRank();
-  if (map.getNumResults() != rank || rank > loopRank) {
-    why = "the bias is not broadcast to the scores by a right-aligned map";
-    return failure();
-  }
-  // Result k reads loop dim i = loopRank - rank + k, or a unit dim at 0.
+/// Whether `map` reads a term of `type` right-aligned against the loop dims
+/// of `loopShape` (each result the matching loop dim, or 0 on a unit dim);
+/// `leadVaries` says whether it varies along a leading (batch, head) dim.
+static bool isRightAligned(RankedTensorType type, AffineMap map,
+                           ArrayRef<int64_t> loopShape, bool &leadVaries) {
+  int64_t rank = type.getRank(), loopRank = loopShape.size();
+  if (map.getNumResults() != rank || rank > loopRank)
+    return false;
+  leadVaries = false;
   for (int64_t k = 0; k < rank; ++k) {
     int64_t i = loopRank - rank + k;
     AffineExpr e = map.getResult(k);
@@ -65,33 +63,55 @@ FailureOr<BiasKind> raise::classifyBias(Value bias, AffineMap map,
     bool unit = type.getDimSize(k) == 1;
     if (c && c.getValue() == 0 && unit)
       continue;
-    if (e != getAffineDimExpr(i, map.getContext())) {
-      why = "the bias is not broadcast to the scores by a right-aligned map";
-      return failure();
-    }
+    if (e != getAffineDimExpr(i, map.getContext()))
+      return false;
     bool leadingFlatDim = loopRank == 3 && rank == 3 && i == 0;
-    if (i < loopRank - 2 && !unit && !leadingFlatDim) {
-      why = "the bias varies along the leading (batch, head) dims before "
-            "they are flattened";
-      return failure();
-    }
+    leadVaries |= i < loopRank - 2 && !unit && !leadingFlatDim;
   }
-  std::optional<SmallVector<double>> values = getConstantValues(bias);
+  return true;
+}
+
+FailureOr<BiasClass>
+raise::classifyBias(Value bias, AffineMap map, ArrayRef<int64_t> loopShape,
+                    Type elemType, std::optional<SmallVector<double>> values,
+                    std::string &why) {
+  auto type = cast<RankedTensorType>(bias.getType());
+  int64_t rank = type.getRank(), loopRank = loopShape.size();
+  int64_t sq = loopShape[loopRank - 2], sk = loopShape[loopRank - 1];
+  bool leadVaries;
+  if (!isRightAligned(type, map, loopShape, leadVaries)) {
+    why = "the bias is not broadcast to the scores by a right-aligned map";
+    return failure();
+  }
   if (!values)
-    return BiasKind::Operand; // a run-time mask: posenc.attention adds it
-  int64_t rows = rank >= 2 ? type.getDimSize(rank - 2) : 1;
-  int64_t cols = rank >= 1 ? type.getDimSize(rank - 1) : 1;
-  if (rows * cols == static_cast<int64_t>(values->size()) && rows == sq &&
-      cols == sk && sq <= sk && isCausalMask(*values, sq, sk, elemType))
-    return BiasKind::Causal;
-  for (size_t r = 0; r + cols <= values->size(); r += cols) {
-    if (llvm::all_of(ArrayRef<double>(*values).slice(r, cols), [](double v) {
-          return std::isinf(v) && v < 0;
-        })) {
+    values = getConstantValues(bias);
+  if (values) {
+    int64_t rows = rank >= 2 ? type.getDimSize(rank - 2) : 1;
+    int64_t cols = rank >= 1 ? type.getDimSize(rank - 1) : 1;
+    if (rows * cols == static_cast<int64_t>(values->size()) && rows == sq &&
+        cols == sk && sq <= sk && isCausalMask(*values, sq, sk, elemType))
+      return BiasClass{BiasKind::Causal, {}};
+    std::string alibiWhy;
+    if (std::optional<SmallVector<double>> slopes = matchAlibiSlopes(
+            TermView(*values, type, map, loopShape), alibiWhy))
+      return BiasClass{BiasKind::Alibi, std::move(*slopes)};
+  }
+  if (leadVaries) {
+    why = "the bias varies along the leading (batch, head) dims before "
+          "they are flattened";
+    return failure();
+  }
+  if (!values || rank == 0)
+    return BiasClass{BiasKind::Operand, {}}; // a run-time mask
+  for (size_t r = 0; r + type.getDimSize(rank - 1) <= values->size();
+       r += type.getDimSize(rank - 1)) {
+    if (llvm::all_of(
+            ArrayRef<double>(*values).slice(r, type.getDimSize(rank - 1)),
+            [](double v) { return std::isinf(v) && v < 0; })) {
       why = "a row of the constant mask hides every key (the graph gives NaN "
             "there, posenc.attention zeros)";
       return failure();
     }
   }
-  return BiasKind::Operand;
+  return BiasClass{BiasKind::Operand, {}};
 }

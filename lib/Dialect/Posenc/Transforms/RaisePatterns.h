@@ -32,20 +32,56 @@ struct SoftmaxMatch {
 /// `p` does not look like a softmax at all).
 std::optional<SoftmaxMatch> matchSoftmax(mlir::Value p, std::string &why);
 
+/// A constant score term as the scores read it: `at(n, i, j)` for the flat
+/// leading (batch, head) index n, query row i and key j of a score tensor
+/// of shape `loopShape` ([lead..., Sq, Sk]), through the term's broadcasting
+/// indexing map. `strides[d]` is 0 along the loop dims the term is
+/// broadcast over.
+struct TermView {
+  TermView(llvm::ArrayRef<double> values, mlir::RankedTensorType termType,
+           mlir::AffineMap map, llvm::ArrayRef<int64_t> loopShape);
+  int64_t numLead() const;
+  double at(int64_t n, int64_t i, int64_t j) const;
+
+  llvm::ArrayRef<double> values;
+  llvm::ArrayRef<int64_t> loopShape;
+  llvm::SmallVector<int64_t> strides;
+};
+
 /// How an additive score term enters posenc.attention.
-enum class BiasKind { Operand, Causal };
+enum class BiasKind { Operand, Causal, Alibi };
+struct BiasClass {
+  BiasKind kind;
+  llvm::SmallVector<double> slopes; ///< Alibi: one per flat leading index
+};
 
 /// Classifies the additive term `bias` of the scores, read through `map` in
-/// an elementwise add over `[lead..., sq, sk]` (rank `loopRank`): a constant
-/// equal to the bottom-right causal mask (0 where `j <= i + sk - sq`, -inf
-/// or the lowest finite value of `elemType` elsewhere) with `sq <= sk` is
-/// `Causal`; another term broadcast over the leading dims is an `Operand`.
+/// an elementwise add over `loopShape` = [lead..., sq, sk]: a constant equal
+/// to the bottom-right causal mask (0 where `j <= i + sk - sq`, -inf or the
+/// lowest finite value of `elemType` elsewhere) with `sq <= sk` is
+/// `Causal`; a constant ALiBi term (matchAlibiSlopes) is `Alibi`; another
+/// term broadcast over the leading dims is an `Operand`. `values`, when
+/// given, are the term's values (a masked_fill's mask as an additive term).
 /// Fails (with `why`) for a term that varies along the leading dims or a
 /// constant that hides every key of a row.
-mlir::FailureOr<BiasKind> classifyBias(mlir::Value bias, mlir::AffineMap map,
-                                       int64_t loopRank, int64_t sq,
-                                       int64_t sk, mlir::Type elemType,
-                                       std::string &why);
+mlir::FailureOr<BiasClass>
+classifyBias(mlir::Value bias, mlir::AffineMap map,
+             llvm::ArrayRef<int64_t> loopShape, mlir::Type elemType,
+             std::optional<llvm::SmallVector<double>> values,
+             std::string &why);
+
+/// The per-flat-head slopes when the constant term `t` is ALiBi up to a
+/// constant per score row (see RaiseAlibi.cpp): every row of head n is
+/// `c(n, i) + slope[n] * j` within the f32 rounding of the values.
+std::optional<llvm::SmallVector<double>> matchAlibiSlopes(const TermView &t,
+                                                          std::string &why);
+
+/// posenc.alibi_bias `[N, sq, sk]` for the flat heads' `slopes`: the rule's
+/// attributes when SPEC.md's rule reproduces them within 2 f32 ulps, the
+/// explicit `slopes` operand otherwise.
+mlir::Value buildAlibiBias(mlir::OpBuilder &b, mlir::Location loc,
+                           llvm::ArrayRef<double> slopes, int64_t sq,
+                           int64_t sk, mlir::Type elemType);
 
 /// RoPE frequency parameters recovered from a constant inverse-frequency
 /// vector.

@@ -64,14 +64,10 @@ std::optional<double> raise::getSplatValue(const Elementwise::Arg &a) {
 }
 
 std::optional<SmallVector<double>> raise::getConstantValues(Value v) {
-  DenseFPElementsAttr dense;
-  if (!matchPattern(v, m_Constant(&dense)))
+  std::optional<ConstantTensor> t = evaluateConstant(v);
+  if (!t)
     return std::nullopt;
-  SmallVector<double> values;
-  values.reserve(dense.getNumElements());
-  for (APFloat f : dense.getValues<APFloat>())
-    values.push_back(f.convertToDouble());
-  return values;
+  return std::move(t->values);
 }
 
 /// The reassociation groups on the side with more dims.

@@ -61,7 +61,23 @@ std::optional<Elementwise> matchElementwiseOf(mlir::Value v) {
 /// tensor argument defined by a splat `arith.constant` of any shape.
 std::optional<double> getSplatValue(const Elementwise::Arg &a);
 
-/// The float elements of a tensor defined by an `arith.constant` in f64.
+/// A statically shaped tensor whose values are known at compile time
+/// (row-major; integers and booleans as doubles).
+struct ConstantTensor {
+  llvm::SmallVector<int64_t> shape;
+  llvm::SmallVector<double> values;
+};
+
+/// Evaluates `v` when it is an `arith.constant` or computed from constants
+/// alone by linalg.generic bodies of arith/math scalar ops (including
+/// linalg.index: iotas, comparisons, selects, sin/cos), linalg.fill,
+/// reshapes, static extract_slice and concat; each result rounded to its
+/// element type as the program computes it (RaiseConstants.cpp). Gives up
+/// on anything else, or above `maxElements` elements.
+std::optional<ConstantTensor> evaluateConstant(mlir::Value v,
+                                               int64_t maxElements = 1 << 23);
+
+/// The elements of `v` when evaluateConstant knows them.
 std::optional<llvm::SmallVector<double>> getConstantValues(mlir::Value v);
 
 /// Whether `op` only splits or merges the dims before the last two (the
