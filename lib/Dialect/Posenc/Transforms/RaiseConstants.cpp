@@ -95,7 +95,7 @@ private:
   std::optional<ConstantTensor> evalSlice(tensor::ExtractSliceOp op, int depth);
   std::optional<ConstantTensor> evalConcat(tensor::ConcatOp op, int depth);
   std::optional<Step> compileStep(Operation &op, DenseMap<Value, unsigned> &slots,
-                                  unsigned &numSlots);
+                                  unsigned &numSlots, SmallVector<Step> &steps);
   int64_t maxElements;
 };
 
@@ -270,22 +270,29 @@ static std::function<double(ArrayRef<double>)> scalarFunction(Operation &op) {
   return nullptr;
 }
 
+/// The value of a scalar constant, as a double.
+static std::optional<double> scalarConstant(Value v) {
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return static_cast<double>(i.getType().isInteger(1)
+                                   ? i.getValue().getZExtValue()
+                                   : i.getInt());
+  return std::nullopt;
+}
+
 std::optional<Step> Evaluator::compileStep(Operation &op,
                                            DenseMap<Value, unsigned> &slots,
-                                           unsigned &numSlots) {
+                                           unsigned &numSlots,
+                                           SmallVector<Step> &steps) {
   if (op.getNumResults() != 1)
     return std::nullopt;
   Step step;
-  Attribute attr;
-  if (matchPattern(op.getResult(0), m_Constant(&attr))) {
-    double x;
-    if (auto f = dyn_cast<FloatAttr>(attr))
-      x = f.getValueAsDouble();
-    else if (auto i = dyn_cast<IntegerAttr>(attr))
-      x = static_cast<double>(i.getType().isInteger(1) ? i.getValue().getZExtValue()
-                                                       : i.getInt());
-    else
-      return std::nullopt;
+  if (std::optional<double> c = scalarConstant(op.getResult(0))) {
+    double x = *c;
     step.fn = [x](ArrayRef<double>) { return x; };
   } else if (auto index = dyn_cast<linalg::IndexOp>(op)) {
     // Loop indices live in the first slots (see evalGeneric).
@@ -297,8 +304,15 @@ std::optional<Step> Evaluator::compileStep(Operation &op,
       return std::nullopt;
     for (Value operand : op.getOperands()) {
       auto it = slots.find(operand);
-      if (it == slots.end())
-        return std::nullopt; // a value from outside the body
+      if (it == slots.end()) {
+        // A constant hoisted out of the body (the greedy driver does that).
+        std::optional<double> c = scalarConstant(operand);
+        if (!c)
+          return std::nullopt; // a run-time value from outside the body
+        double x = *c;
+        steps.push_back({[x](ArrayRef<double>) { return x; }, {}, numSlots});
+        it = slots.insert({operand, numSlots++}).first;
+      }
       step.in.push_back(it->second);
     }
   }
@@ -329,7 +343,7 @@ std::optional<ConstantTensor> Evaluator::evalGeneric(linalg::GenericOp op,
     return std::nullopt; // reads its init
   SmallVector<Step> steps;
   for (Operation &inner : body.without_terminator()) {
-    std::optional<Step> step = compileStep(inner, slots, numSlots);
+    std::optional<Step> step = compileStep(inner, slots, numSlots, steps);
     if (!step)
       return std::nullopt;
     steps.push_back(std::move(*step));
