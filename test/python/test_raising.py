@@ -187,3 +187,35 @@ def test_bloom_block_raised_equals_unraised(case):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("s,h,d,layout", [
+    (12, 2, 8, "interleaved"),
+    (33, 3, 16, "half"),
+    (20, 4, 32, "interleaved"),
+])
+def test_sinusoidal_encoder_block_raised_equals_unraised(s, h, d, layout):
+    """An encoder block with the sinusoidal table added to the embeddings
+    (tosa_blocks.sinusoidal_encoder_block: the PyTorch tutorial's constant
+    buffer, or tensor2tensor's concat(sin, cos) computed in the graph)
+    raises to posenc.sinusoidal plus one posenc.attention."""
+    dm = h * d
+    rng = np.random.default_rng(s * 7 + h)
+    x = rng.standard_normal((1, s, dm)).astype(np.float32)
+    w = [(rng.standard_normal((1, dm, dm)) / np.sqrt(dm)).astype(np.float32)
+         for _ in range(3)]
+    ir = tosa_blocks.sinusoidal_encoder_block(s, h, d, layout)
+    out = subprocess.run([POSENC_OPT, "--posenc-import-tosa", "--posenc-raise"],
+                         input=ir, capture_output=True, text=True, check=True).stdout
+    assert out.count("= posenc.sinusoidal ") == 1, out
+    assert ("layout half" in out) == (layout == "half"), out
+    assert out.count("= posenc.attention ") == 1, out
+
+    xe = x.astype(np.float64) + ref.sinusoidal(np.arange(s), dm, 10000.0, layout)
+    q, k, v = ((xe @ wi[0]).reshape(1, s, h, d).transpose(0, 2, 1, 3) for wi in w)
+    want = ref.attention(q, k, v).transpose(0, 2, 1, 3).reshape(1, s, dm)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, *w)
+    raised = posenc.compile(ir, pipeline=RAISED)(x, *w)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

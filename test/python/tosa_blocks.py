@@ -370,3 +370,52 @@ def bloom_block(b, s, h, d, causal=True):
     return (f"func.func @bloom_block(%q: {arg}, %k: {arg}, %v: {arg}) -> "
             f"{ty([b, s, h * d])} {{\n" + "\n".join(t.lines)
             + f"\n    return {res} : {ty([b, s, h * d])}\n}}\n")
+
+
+def torch_tutorial_pe(max_len, d):
+    """The PyTorch tutorial's `pe` buffer [max_len, D] (interleaved sin/cos),
+    computed in float32 as torch computes it."""
+    position = np.arange(max_len, dtype=np.float32)[:, None]
+    div_term = np.exp(np.arange(0, d, 2, dtype=np.float32)
+                      * np.float32(-math.log(10000.0) / d)).astype(np.float32)
+    angles = (position * div_term).astype(np.float32)
+    pe = np.zeros((max_len, d), np.float32)
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe
+
+
+def sinusoidal_encoder_block(s, h, d, layout="interleaved", max_len=64):
+    """An encoder block with absolute sinusoidal positions, as a TOSA
+    exporter writes it: x + pe (interleaved: the PyTorch tutorial's buffer
+    [max_len, H*D] as a constant, sliced to S rows; half: tensor2tensor's
+    concat(sin, cos) of positions times inverse timescales computed in the
+    graph), the q/k/v projections as tosa.matmul with weight arguments,
+    non-causal attention.
+
+    Signature: (x [1,S,H*D], wq, wk, wv [1,H*D,H*D]) -> [1,S,H*D]."""
+    t = _Tosa()
+    dm = h * d
+    if layout == "interleaved":
+        table = t.const(torch_tutorial_pe(max_len, dm), [max_len, dm])
+        table = t.slice(table, [max_len, dm], [0, 0], [s, dm])
+    else:
+        pos = t.const(np.arange(s, dtype=np.float32), [s, 1])
+        inv = (np.float32(10000.0) ** (-np.arange(0, dm, 2, dtype=np.float32) / dm))
+        inv_c = t.const(inv.astype(np.float32), [1, dm // 2])
+        ang = t.mul(pos, [s, 1], inv_c, [1, dm // 2], [s, dm // 2])
+        table, _ = t.concat(t.unary("sin", ang, [s, dm // 2]),
+                            t.unary("cos", ang, [s, dm // 2]), [s, dm // 2], 1)
+    table = t.reshape(table, [s, dm], [1, s, dm])
+    x = t.binary("add", "%x", [1, s, dm], table, [1, s, dm], [1, s, dm])
+    proj = {}
+    for name in "qkv":
+        p, _ = t.matmul(x, [1, s, dm], f"%w{name}", [1, dm, dm])
+        proj[name] = _heads(t, p, s, h, d)
+    out = _attention_core(t, proj["q"], proj["k"], proj["v"], s, h, d,
+                          1.0 / math.sqrt(d), None)
+    ty = _Tosa.ty
+    w = ty([1, dm, dm])
+    return (f"func.func @encoder_block(%x: {ty([1, s, dm])}, %wq: {w}, %wk: {w}, "
+            f"%wv: {w}) -> {ty([1, s, dm])} {{\n" + "\n".join(t.lines)
+            + f"\n    return {out} : {ty([1, s, dm])}\n}}\n")

@@ -13,10 +13,11 @@
 // bias values, which is the raised side's advantage.
 //
 // The slopes are the graph's: the attribute form (num_heads, max_bias) is
-// used only when SPEC.md's rule reproduces every slope within 2 f32 ulps;
-// otherwise (BLOOM's powf of a rounded base drifts from the rule by up to
-// ~k/2 ulps for head k, or a batch > 1 repeats the heads) the slopes the
-// graph uses become the explicit `slopes` operand.
+// used only when SPEC.md's rule reproduces every slope within 2 f32 ulps
+// for some max_bias (BLOOM's powf of a rounded base is the rule for a
+// max_bias a few ulps off 8, which is recovered). Otherwise, or when a
+// batch > 1 repeats the heads in the flattened dim, the graph's slopes
+// become the explicit `slopes` operand.
 //
 //===----------------------------------------------------------------------===//
 

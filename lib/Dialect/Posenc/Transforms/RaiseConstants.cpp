@@ -94,6 +94,7 @@ private:
   std::optional<ConstantTensor> evalGeneric(linalg::GenericOp op, int depth);
   std::optional<ConstantTensor> evalSlice(tensor::ExtractSliceOp op, int depth);
   std::optional<ConstantTensor> evalConcat(tensor::ConcatOp op, int depth);
+  std::optional<ConstantTensor> evalInsert(tensor::InsertSliceOp op, int depth);
   std::optional<Step> compileStep(Operation &op, DenseMap<Value, unsigned> &slots,
                                   unsigned &numSlots, SmallVector<Step> &steps);
   int64_t maxElements;
@@ -151,6 +152,14 @@ std::optional<ConstantTensor> Evaluator::eval(Value v, int depth) {
     return evalSlice(slice, depth);
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     return evalConcat(concat, depth);
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
+    return evalInsert(insert, depth);
+  if (isa<tensor::EmptyOp>(op)) {
+    // Undefined contents: NaN, which no matcher accepts, so a table only
+    // partly written by insert_slices is never matched.
+    t.values.assign(type.getNumElements(), std::nan(""));
+    return t;
+  }
   return std::nullopt;
 }
 
@@ -196,6 +205,28 @@ std::optional<ConstantTensor> Evaluator::evalConcat(tensor::ConcatOp op,
       t.values.append(begin, begin + chunk);
     }
   return t;
+}
+
+std::optional<ConstantTensor>
+Evaluator::evalInsert(tensor::InsertSliceOp op, int depth) {
+  std::optional<ConstantTensor> dest = eval(op.getDest(), depth + 1);
+  std::optional<ConstantTensor> src =
+      dest ? eval(op.getSource(), depth + 1) : std::nullopt;
+  if (!src || ShapedType::isDynamicShape(op.getStaticOffsets()) ||
+      ShapedType::isDynamicShape(op.getStaticSizes()) ||
+      ShapedType::isDynamicShape(op.getStaticStrides()))
+    return std::nullopt;
+  ArrayRef<int64_t> offsets = op.getStaticOffsets(),
+                    strides = op.getStaticStrides();
+  SmallVector<int64_t> destStrides = stridesOf(dest->shape);
+  // The source's values in row-major order fill the (unreduced) sizes.
+  forEachIndex(op.getStaticSizes(), [&](ArrayRef<int64_t> idx, int64_t k) {
+    int64_t at = 0;
+    for (size_t d = 0; d < idx.size(); ++d)
+      at += (offsets[d] + idx[d] * strides[d]) * destStrides[d];
+    dest->values[at] = src->values[k];
+  });
+  return dest;
 }
 
 /// The scalar function of a body op, or null when it is not supported.

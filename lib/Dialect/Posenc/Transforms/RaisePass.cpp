@@ -27,6 +27,7 @@ void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
   raise::populateRaiseAttentionPatterns(patterns, emitRemarks);
   raise::populateRaiseRopePatterns(patterns, emitRemarks);
   raise::populateRaiseInterleavedRopePatterns(patterns, emitRemarks);
+  raise::populateRaiseSinusoidalPatterns(patterns, emitRemarks);
   // Consecutive reshapes merge, so the matchers see one reshape at a time.
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                        patterns.getContext());
@@ -61,6 +62,10 @@ struct PosencRaisePass
       } else if (isa<linalg::GenericOp>(op)) {
         why = raise::explainRope(op);
         what = "posenc.rope";
+        if (why && why->empty()) {
+          why = raise::explainSinusoidal(op);
+          what = "posenc.sinusoidal";
+        }
       } else if (isa<tensor::CollapseShapeOp>(op)) {
         why = raise::explainInterleavedRope(op);
         what = "posenc.rope (interleaved)";

@@ -131,6 +131,13 @@ std::optional<std::string> explainRope(mlir::Operation *op);
 /// a candidate), or std::nullopt when it would be raised.
 std::optional<std::string> explainInterleavedRope(mlir::Operation *op);
 
+/// Why the add `op` with a constant table in [-1, 1] is not raised to
+/// posenc.sinusoidal (empty: not a candidate), or std::nullopt when it
+/// would be raised.
+std::optional<std::string> explainSinusoidal(mlir::Operation *op);
+
+void populateRaiseSinusoidalPatterns(mlir::RewritePatternSet &patterns,
+                                     bool emitRemarks);
 void populateRaiseAttentionPatterns(mlir::RewritePatternSet &patterns,
                                     bool emitRemarks);
 void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,
