@@ -36,7 +36,7 @@ def PosencFuseAttentionPass : Pass<"posenc-fuse-attention"> {
 }
 
 def PosencRaisePass : Pass<"posenc-raise"> {
-  let summary = "Raise linalg/tensor subgraphs into posenc ops (RoPE, attention)";
+  let summary = "Raise linalg/tensor subgraphs into posenc ops (RoPE, attention, ALiBi, sinusoidal)";
   let description = [{
     Recognizes the attention and position-encoding subgraphs that ML front
     ends emit as linalg-on-tensors (TOSA after `posenc-import-tosa`,
@@ -78,9 +78,26 @@ def PosencRaisePass : Pass<"posenc-raise"> {
       rotation in real arithmetic), cos/sin of `float(positions) * inv_freq`
       read along (S, pair); frequencies recovered as for the half layout.
 
+    - **Score terms** on the attention's scores, values known at compile
+      time (dense constants, or computed from constants: iotas, compares,
+      selects, products; evaluated with each result rounded to its element
+      type): a `masked_fill` (`select` of `-inf` or the lowest finite value
+      on the scores) counts as the additive mask it equals; an additive
+      term that is `c(n, i) + slope[n] * j` in every row (ALiBi in the
+      paper's distance form or BLOOM's `slope * j`) becomes
+      `posenc.alibi_bias`. **This uses softmax's invariance under adding a
+      constant to a score row**: BLOOM's term differs from
+      `slope * (j - i')` by `slope * i'`. Slopes: SPEC.md's rule when it
+      reproduces them within 2 f32 ulps, else the graph's as the `slopes`
+      operand. At most one causal mask plus one other term.
+    - **Sinusoidal** rooted at `x + table`, the `[S, D]` table known at
+      compile time and equal (by value, either layout, base recovered) to
+      posenc.sinusoidal of positions 0..S-1; the table operand becomes
+      `posenc.sinusoidal`.
+
     With `remarks=true` the pass emits a remark on every op it raised and,
-    for each candidate it left alone (a `P . V` matmul, a RoPE-shaped add),
-    the reason.
+    for each candidate it left alone (a `P . V` matmul, a RoPE-shaped add,
+    an add of a constant table in [-1, 1]), the reason.
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
