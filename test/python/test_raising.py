@@ -25,7 +25,7 @@ import pytest
 
 posenc = pytest.importorskip("posenc")
 from posenc import reference as ref  # noqa: E402
-from posenc_testutil import assert_close  # noqa: E402
+from posenc_testutil import assert_close, elem_tolerance, from_elem, to_elem  # noqa: E402
 import tosa_blocks  # noqa: E402
 
 
@@ -219,3 +219,31 @@ def test_sinusoidal_encoder_block_raised_equals_unraised(s, h, d, layout):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("elem", ["f16", "bf16"])
+@pytest.mark.parametrize("s,h,d,causal", [(5, 2, 8, True), (19, 3, 32, True),
+                                          (12, 2, 64, False)])
+def test_half_precision_attention_raised(elem, s, h, d, causal):
+    """f16/bf16 attention as HuggingFace runs it (products, scale and mask
+    in the half type, softmax(dtype=float32).to(half)) raises to
+    posenc.attention on the half tensors, which computes in f32 (SPEC.md).
+
+    Tolerances: the raised result is the f32 computation rounded to the
+    half type once (posenc_testutil.elem_tolerance); the unraised graph
+    also rounds the scores, the scaled scores and P to the half type, and
+    accumulates the products in it, so it is compared with 4x that."""
+    rng = np.random.default_rng(s * 31 + d)
+    args, refs = zip(*(to_elem(rng.standard_normal((1, h, s, d)), elem)
+                       for _ in range(3)))
+    ir = tosa_blocks.half_attention_block(s, h, d, elem, causal)
+    counts, raised_ir = raised_ops(ir)
+    assert counts["attention"] == 1 and f"x{elem}> -> tensor" in raised_ir, raised_ir
+    assert ("causal" in raised_ir) == causal
+    want = ref.attention(*refs, scale=float(to_elem([1 / np.sqrt(d)], elem)[1][0]),
+                         causal=causal)
+    atol, rtol = elem_tolerance(elem)
+    raised = from_elem(posenc.compile(ir, pipeline=RAISED)(*args), elem)
+    unraised = from_elem(posenc.compile(ir, pipeline=UNRAISED)(*args), elem)
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(unraised, want, 4 * atol, 4 * rtol, "raise=false vs numpy")

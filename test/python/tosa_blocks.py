@@ -419,3 +419,66 @@ def sinusoidal_encoder_block(s, h, d, layout="interleaved", max_len=64):
     return (f"func.func @encoder_block(%x: {ty([1, s, dm])}, %wq: {w}, %wk: {w}, "
             f"%wv: {w}) -> {ty([1, s, dm])} {{\n" + "\n".join(t.lines)
             + f"\n    return {out} : {ty([1, s, dm])}\n}}\n")
+
+
+def half_attention_block(s, h, d, elem="f16", causal=True):
+    """Attention on f16/bf16 tensors as HuggingFace runs it in half
+    precision and a TOSA exporter writes it: the products and the scale in
+    `elem`, the additive causal mask holding finfo(elem).min, then
+    softmax(dtype=float32).to(elem) (tosa.cast to f32 and back), the second
+    product in `elem`.
+
+    Signature: (q, k, v [1,H,S,D] elem) -> [1,H,S,D] elem."""
+    t = _Tosa()
+    ty = _Tosa.ty
+    lowest = {"f16": -65504.0, "bf16": -3.3895313892515355e38}[elem]
+
+    def const(value, shape):
+        return t.op(f'"tosa.const"() {{values = dense<{value!r}> : '
+                    f'{ty(shape, elem)}}} : ()', ty(shape, elem))
+
+    def zp():
+        return t.op(f'"tosa.const"() {{values = dense<0.0> : {ty([1], elem)}}} : ()',
+                    ty([1], elem))
+
+    def reshape(x, xs, shape):
+        sh = t.shape(shape)
+        return t.op(f"tosa.reshape {x}, {sh} : ({ty(xs, elem)}, "
+                    f"!tosa.shape<{len(shape)}>)", ty(shape, elem))
+
+    q3 = reshape("%q", [1, h, s, d], [h, s, d])
+    kt = t.op(f"tosa.transpose %k {{perms = array<i32: 0, 1, 3, 2>}} : "
+              f"({ty([1, h, s, d], elem)})", ty([1, h, d, s], elem))
+    k3 = reshape(kt, [1, h, d, s], [h, d, s])
+    z = zp()
+    sc = t.op(f"tosa.matmul {q3}, {k3}, {z}, {z} : ({ty([h, s, d], elem)}, "
+              f"{ty([h, d, s], elem)}, {ty([1], elem)}, {ty([1], elem)})",
+              ty([h, s, s], elem))
+    shift = t.op('"tosa.const"() {values = dense<0> : tensor<1xi8>} : ()', "tensor<1xi8>")
+    sc = t.op(f"tosa.mul {sc}, {const(1.0 / math.sqrt(d), [1, 1, 1])}, {shift} : "
+              f"({ty([h, s, s], elem)}, {ty([1, 1, 1], elem)}, tensor<1xi8>)",
+              ty([h, s, s], elem))
+    if causal:
+        mask = np.where(np.arange(s)[None, :] > np.arange(s)[:, None], lowest, 0.0)
+        text = np.array2string(mask.reshape(1, s, s), separator=", ",
+                               threshold=1 << 30, max_line_width=1 << 30)
+        mc = t.op(f'"tosa.const"() {{values = dense<{text}> : {ty([1, s, s], elem)}}} : ()',
+                  ty([1, s, s], elem))
+        sc = t.op(f"tosa.add {sc}, {mc} : ({ty([h, s, s], elem)}, {ty([1, s, s], elem)})",
+                  ty([h, s, s], elem))
+    s32 = t.op(f"tosa.cast {sc} : ({ty([h, s, s], elem)})", ty([h, s, s]))
+    shape = [h, s, s]
+    mx, red = t.reduce("reduce_max", s32, shape, 2)
+    e = t.unary("exp", t.binary("sub", s32, shape, mx, red, shape), shape)
+    total, _ = t.reduce("reduce_sum", e, shape, 2)
+    p = t.mul(e, shape, t.unary("reciprocal", total, red), red, shape)
+    p16 = t.op(f"tosa.cast {p} : ({ty(shape)})", ty(shape, elem))
+    v3 = reshape("%v", [1, h, s, d], [h, s, d])
+    z2 = zp()
+    out = t.op(f"tosa.matmul {p16}, {v3}, {z2}, {z2} : ({ty(shape, elem)}, "
+               f"{ty([h, s, d], elem)}, {ty([1], elem)}, {ty([1], elem)})",
+               ty([h, s, d], elem))
+    res = reshape(out, [h, s, d], [1, h, s, d])
+    arg = ty([1, h, s, d], elem)
+    return (f"func.func @half_attention(%q: {arg}, %k: {arg}, %v: {arg}) -> {arg} {{\n"
+            + "\n".join(t.lines) + f"\n    return {res} : {arg}\n}}\n")

@@ -60,6 +60,15 @@ struct AttentionMatch {
 
 using Failure = std::string;
 
+/// `v` without an elementwise float cast `CastOp` (extf/truncf) in front.
+template <typename CastOp>
+static Value peelCast(Value v) {
+  std::optional<Elementwise> cast = matchElementwiseOf<CastOp>(v);
+  if (cast && cast->args[0].input && cast->isIdentity(cast->args[0]))
+    return cast->args[0].input->get();
+  return v;
+}
+
 /// Whether `init` is a linalg.fill with 0.0 (the matmul does not accumulate
 /// into something else).
 static bool isZeroFilled(Value init) {
@@ -328,8 +337,10 @@ static LogicalResult classifyTerms(AttentionMatch &m, Type elemType,
 static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
                                                 Failure &why) {
   std::string softmaxWhy;
-  std::optional<SoftmaxMatch> softmax =
-      matchSoftmax(peelLeadingReshapes(pv.getDpsInputs()[0]), softmaxWhy);
+  // f16/bf16 graphs take the softmax in f32: P = truncf(softmax(extf(s))).
+  std::optional<SoftmaxMatch> softmax = matchSoftmax(
+      peelCast<arith::TruncFOp>(peelLeadingReshapes(pv.getDpsInputs()[0])),
+      softmaxWhy);
   if (!softmax) {
     why = softmaxWhy.empty() ? "" : "P is not a softmax: " + softmaxWhy;
     return failure();
@@ -346,7 +357,8 @@ static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
     return failure();
   }
   AttentionMatch m;
-  FailureOr<linalg::BatchMatmulOp> qk = matchScores(softmax->input, m, why);
+  FailureOr<linalg::BatchMatmulOp> qk =
+      matchScores(peelCast<arith::ExtFOp>(softmax->input), m, why);
   if (failed(qk))
     return failure();
   if (cast<linalg::LinalgOp>(qk->getOperation()).hasUserDefinedMaps() ||
@@ -367,11 +379,18 @@ static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
     return failure();
   }
   auto qkType = cast<RankedTensorType>(qk->getResult(0).getType());
-  for (Value v : {m.query, m.key.base, m.value.base, softmax->input})
-    if (!getElementTypeOrSelf(v.getType()).isF32()) {
-      why = "only f32 graphs are raised";
+  Type elem = getElementTypeOrSelf(m.query.getType());
+  for (Value v : {m.query, m.key.base, m.value.base})
+    if (getElementTypeOrSelf(v.getType()) != elem ||
+        !isa<Float32Type, Float16Type, BFloat16Type>(elem)) {
+      why = "Q, K and V are not all f32, all f16 or all bf16";
       return failure();
     }
+  if (!isa<Float32Type>(getElementTypeOrSelf(softmax->input.getType())) &&
+      getElementTypeOrSelf(softmax->input.getType()) != elem) {
+    why = "the softmax is computed in a type other than f32 or the inputs'";
+    return failure();
+  }
   if (failed(classifyTerms(m, qkType.getElementType(), why)))
     return failure();
   return m;
