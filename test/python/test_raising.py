@@ -247,3 +247,24 @@ def test_half_precision_attention_raised(elem, s, h, d, causal):
     unraised = from_elem(posenc.compile(ir, pipeline=UNRAISED)(*args), elem)
     assert_close(raised, want, atol, rtol, "raise=true vs numpy")
     assert_close(unraised, want, 4 * atol, 4 * rtol, "raise=false vs numpy")
+
+
+@pytest.mark.parametrize("h,s,d,r,base", [(2, 7, 64, 16, 10000.0),
+                                          (3, 20, 80, 32, 10000.0),
+                                          (1, 9, 128, 64, 500000.0)])
+def test_partial_rotary_raised_equals_unraised(h, s, d, r, base):
+    """GPT-NeoX/Phi partial rotary (tosa_blocks.rope_partial) raises to one
+    posenc.rope with rotary_dim = R; both programs match the reference."""
+    rng = np.random.default_rng(h * 100 + d)
+    x = rng.standard_normal((1, h, s, d)).astype(np.float32)
+    positions = np.arange(s, dtype=np.int32).reshape(1, s) + 5
+    ir = "func.func @rope" + tosa_blocks.rope_partial(
+        h, s, d, r, tosa_blocks.hf_inv_freq(r, base))
+    counts, raised_ir = raised_ops(ir)
+    assert counts["rope"] == 1 and f"rotary_dim = {r}" in raised_ir, raised_ir
+    want = ref.rope(x, positions[0], "half", base, rotary_dim=r)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
+    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

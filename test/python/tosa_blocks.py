@@ -482,3 +482,23 @@ def half_attention_block(s, h, d, elem="f16", causal=True):
     arg = ty([1, h, s, d], elem)
     return (f"func.func @half_attention(%q: {arg}, %k: {arg}, %v: {arg}) -> {arg} {{\n"
             + "\n".join(t.lines) + f"\n    return {res} : {arg}\n}}\n")
+
+
+def rope_partial(h, s, d, rotary_dim, inv_freq):
+    """GPT-NeoX/Phi partial rotary as an exporter writes it: q_rot =
+    x[..., :R] rotated by HuggingFace's apply_rotary_pos_emb (tables of
+    width R), concatenated with q_pass = x[..., R:]. (x [1,H,S,D],
+    position_ids [1,S]) -> [1,H,S,D]."""
+    t = _Tosa()
+    r = rotary_dim
+    shape = [1, h, s, d]
+    rot_shape = [1, h, s, r]
+    x_rot = t.slice("%x", shape, [0, 0, 0, 0], rot_shape)
+    x_pass = t.slice("%x", shape, [0, 0, 0, r], [1, h, s, d - r])
+    cos, sin = _rope_tables(t, "%pos", s, r, inv_freq)
+    rotated = _apply_rope(t, x_rot, rot_shape, cos, sin)
+    out = t.op(f"tosa.concat {rotated}, {x_pass} {{axis = 3 : i32}} : "
+               f"({t.ty(rot_shape)}, {t.ty([1, h, s, d - r])})", t.ty(shape))
+    ty = _Tosa.ty
+    return (f"(%x: {ty(shape)}, %pos: {ty([1, s], 'i32')}) -> {ty(shape)} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty(shape)}\n}}\n")

@@ -294,6 +294,45 @@ struct CollapseAboveRope : OpRewritePattern<tensor::CollapseShapeOp> {
   }
 };
 
+/// concat(rope(x[..., :R]), x[..., R:]) -> rope(x) {rotary_dim = R}: the
+/// partial rotary of GPT-NeoX, Phi and GLM (HuggingFace rotates q_rot and
+/// concatenates q_pass back). posenc.rope's rotary_dim rotates the first R
+/// dims with the pairing and the inverse frequencies of an R-dim rotation,
+/// which is what the inner rope, raised on the R-wide slice, computes.
+struct PartialRotaryConcat : RewritePattern {
+  PartialRotaryConcat(MLIRContext *ctx, bool remarks)
+      : RewritePattern(MatchAnyOpTypeTag(), 1, ctx), remarks(remarks) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<tensor::ConcatOp, tensor::InsertSliceOp>(op))
+      return failure();
+    std::optional<std::pair<Value, Value>> parts =
+        matchLastDimConcat(op->getResult(0));
+    auto rope = parts ? parts->first.getDefiningOp<RopeOp>() : RopeOp();
+    if (!rope || !rope->hasOneUse() || rope.getRotaryDim())
+      return failure();
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t d = type.getShape().back();
+    int64_t r = rope.getType().getShape().back();
+    Value x = matchLastDimSlice(rope.getInput(), 0, r);
+    if (!x || matchLastDimSlice(parts->second, r, d - r) != x ||
+        x.getType() != type)
+      return failure();
+    auto moved = cast<RopeOp>(rewriter.clone(*rope));
+    moved.getInputMutable().assign(x);
+    moved.setRotaryDimAttr(rewriter.getI64IntegerAttr(r));
+    moved.getResult().setType(type);
+    if (remarks)
+      moved->emitRemark("raised to posenc.rope with rotary_dim ") << r;
+    rewriter.replaceOp(op, moved.getResult());
+    rewriter.eraseOp(rope);
+    return success();
+  }
+
+  bool remarks;
+};
+
 } // namespace
 
 std::optional<std::string> raise::explainRope(Operation *op) {
@@ -309,4 +348,5 @@ void raise::populateRaiseRopePatterns(RewritePatternSet &patterns,
                                       bool emitRemarks) {
   patterns.add<RaiseRope>(patterns.getContext(), emitRemarks);
   patterns.add<CollapseAboveRope>(patterns.getContext());
+  patterns.add<PartialRotaryConcat>(patterns.getContext(), emitRemarks);
 }

@@ -170,35 +170,46 @@ static bool isLastDimWindow(SliceOp slice, RankedTensorType fullType,
   return true;
 }
 
-std::optional<std::pair<Value, Value>> raise::matchHalvesConcat(Value v) {
+std::optional<std::pair<Value, Value>> raise::matchLastDimConcat(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || ShapedType::isDynamic(type.getShape().back()) ||
-      type.getShape().back() % 2 != 0)
+  if (!type || ShapedType::isDynamic(type.getShape().back()))
     return std::nullopt;
-  int64_t half = type.getShape().back() / 2;
   if (auto concat = v.getDefiningOp<tensor::ConcatOp>()) {
     if (concat.getDim() != static_cast<uint64_t>(type.getRank() - 1) ||
-        concat.getInputs().size() != 2 ||
-        cast<RankedTensorType>(concat.getInputs()[0].getType())
-                .getShape()
-                .back() != half)
+        concat.getInputs().size() != 2)
       return std::nullopt;
     return std::make_pair(concat.getInputs()[0], concat.getInputs()[1]);
   }
-  // insert_slice(b, insert_slice(a, empty)) with the halves in either order.
+  // insert_slice(b, insert_slice(a, empty)) with the parts in either order.
   auto outer = v.getDefiningOp<tensor::InsertSliceOp>();
   auto inner = outer ? outer.getDest().getDefiningOp<tensor::InsertSliceOp>()
                      : tensor::InsertSliceOp();
   if (!inner || !inner.getDest().getDefiningOp<tensor::EmptyOp>() ||
       !inner->hasOneUse())
     return std::nullopt;
-  if (isLastDimWindow(inner, type, 0, half) &&
-      isLastDimWindow(outer, type, half, half))
-    return std::make_pair(inner.getSource(), outer.getSource());
-  if (isLastDimWindow(inner, type, half, half) &&
-      isLastDimWindow(outer, type, 0, half))
-    return std::make_pair(outer.getSource(), inner.getSource());
+  int64_t d = type.getShape().back();
+  auto width = [](tensor::InsertSliceOp op) {
+    return op.getSourceType().getShape().back();
+  };
+  for (auto [first, second] : {std::make_pair(inner, outer),
+                               std::make_pair(outer, inner)}) {
+    int64_t w = width(first);
+    if (!ShapedType::isDynamic(w) && w < d &&
+        isLastDimWindow(first, type, 0, w) &&
+        isLastDimWindow(second, type, w, d - w))
+      return std::make_pair(first.getSource(), second.getSource());
+  }
   return std::nullopt;
+}
+
+std::optional<std::pair<Value, Value>> raise::matchHalvesConcat(Value v) {
+  std::optional<std::pair<Value, Value>> parts = matchLastDimConcat(v);
+  auto type = cast<ShapedType>(v.getType());
+  if (!parts || type.getShape().back() % 2 != 0 ||
+      cast<ShapedType>(parts->first.getType()).getShape().back() * 2 !=
+          type.getShape().back())
+    return std::nullopt;
+  return parts;
 }
 
 Value raise::matchLastDimSlice(Value v, int64_t offset, int64_t size) {

@@ -100,6 +100,10 @@ int64_t leadingProduct(mlir::ShapedType type);
 mlir::Value collapseLeadingDims(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value v);
 
+/// The two parts of `concat(a, b)` along the last dim (any widths):
+/// `tensor.concat`, or two `tensor.insert_slice`s filling a `tensor.empty`.
+std::optional<std::pair<mlir::Value, mlir::Value>>
+matchLastDimConcat(mlir::Value v);
 /// The two halves of `concat(a, b)` along the last dim, each half of it:
 /// `tensor.concat`, or two `tensor.insert_slice`s filling a `tensor.empty`.
 std::optional<std::pair<mlir::Value, mlir::Value>>
