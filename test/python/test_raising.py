@@ -268,3 +268,25 @@ def test_partial_rotary_raised_equals_unraised(h, s, d, r, base):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("h,s,d,base,scaling", [
+    (2, 7, 16, 10000.0, None),
+    (3, 30, 64, 500000.0, LLAMA3),
+])
+def test_expanded_half_rope_raised_equals_unraised(h, s, d, base, scaling):
+    """concat(x1 cos - x2 sin, x2 cos + x1 sin) (tosa_blocks.rope_expanded)
+    raises to posenc.rope half; both programs match the reference."""
+    rng = np.random.default_rng(h * 10 + s)
+    x = rng.standard_normal((1, h, s, d)).astype(np.float32)
+    positions = np.arange(s, dtype=np.int32).reshape(1, s) + 2
+    ir = "func.func @rope" + tosa_blocks.rope_expanded(
+        h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling))
+    counts, raised_ir = raised_ops(ir)
+    assert counts["rope"] == 1 and "layout half" in raised_ir, raised_ir
+    want = ref.rope(x, positions[0], "half", base, scaling=scaling)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
+    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

@@ -502,3 +502,31 @@ def rope_partial(h, s, d, rotary_dim, inv_freq):
     ty = _Tosa.ty
     return (f"(%x: {ty(shape)}, %pos: {ty([1, s], 'i32')}) -> {ty(shape)} {{\n"
             + "\n".join(t.lines) + f"\n    return {out} : {ty(shape)}\n}}\n")
+
+
+def rope_expanded(h, s, d, inv_freq, swapped=False):
+    """The half layout written without rotate_half: concat(x1*cos - x2*sin,
+    x2*cos + x1*sin), x1 = x[..., :D/2], x2 = x[..., D/2:], cos/sin of
+    f = float(pos) * inv_freq ([S, D/2], not duplicated). `swapped` writes
+    (x1*cos + x2*sin, x2*cos - x1*sin): the other direction.
+    (x [1,H,S,D], position_ids [1,S]) -> [1,H,S,D]."""
+    t = _Tosa()
+    shape = [1, h, s, d]
+    half = [1, h, s, d // 2]
+    x1 = t.slice("%x", shape, [0, 0, 0, 0], half)
+    x2 = t.slice("%x", shape, [0, 0, 0, d // 2], half)
+    inv = t.const(inv_freq, [1, 1, d // 2])
+    p3 = t.reshape("%pos", [1, s], [1, s, 1], "i32")
+    pf = t.unary("cast", p3, [1, s, 1], elem="i32")
+    f = t.mul(pf, [1, s, 1], inv, [1, 1, d // 2], [1, s, d // 2])
+    cos = t.reshape(t.unary("cos", f, [1, s, d // 2]), [1, s, d // 2], [1, 1, s, d // 2])
+    sin = t.reshape(t.unary("sin", f, [1, s, d // 2]), [1, s, d // 2], [1, 1, s, d // 2])
+    table = [1, 1, s, d // 2]
+    x1c, x2s = t.mul(x1, half, cos, table, half), t.mul(x2, half, sin, table, half)
+    x2c, x1s = t.mul(x2, half, cos, table, half), t.mul(x1, half, sin, table, half)
+    first = t.binary("add" if swapped else "sub", x1c, half, x2s, half, half)
+    second = t.binary("sub" if swapped else "add", x2c, half, x1s, half, half)
+    out, _ = t.concat(first, second, half, 3)
+    ty = _Tosa.ty
+    return (f"(%x: {ty(shape)}, %pos: {ty([1, s], 'i32')}) -> {ty(shape)} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty(shape)}\n}}\n")

@@ -113,6 +113,19 @@ struct RopeMatch {
 bool matchRopeAngles(mlir::Value f, mlir::Value x, RopeMatch &m,
                      std::string &why);
 
+/// A rotation of pairs (a, b) -> (a cos - b sin, a sin + b cos), the
+/// tables read along (S, pair) with the pairs along loop dim
+/// `rank - pairDimFromEnd`, broadcast over the rest.
+struct PairRotation {
+  mlir::Value a, b;
+  mlir::Value angles; ///< null when cos/sin are not of one angle tensor
+};
+/// Matches `first` = a*cos - b*sin and `second` = a*sin + b*cos (the terms
+/// of each in either order).
+std::optional<PairRotation> matchPairRotation(mlir::Value first,
+                                              mlir::Value second,
+                                              int64_t pairDimFromEnd);
+
 /// Replaces `root` by posenc.rope(m.input, positions) with `layout`.
 mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
                                     mlir::Operation *root, const RopeMatch &m,

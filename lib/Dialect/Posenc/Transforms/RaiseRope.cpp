@@ -294,6 +294,42 @@ struct CollapseAboveRope : OpRewritePattern<tensor::CollapseShapeOp> {
   }
 };
 
+/// The expanded half layout some exporters write instead of rotate_half
+/// (e.g. GPT-NeoX-style code and hand-written kernels):
+/// concat(x1*cos - x2*sin, x2*cos + x1*sin) with x1 = x[..., :D/2],
+/// x2 = x[..., D/2:] and cos/sin of f = float(positions) * inv_freq
+/// ([S, D/2], no duplication): posenc.rope's half layout, pairs (p, p+D/2).
+struct RaiseExpandedRope : RewritePattern {
+  RaiseExpandedRope(MLIRContext *ctx, bool remarks)
+      : RewritePattern(MatchAnyOpTypeTag(), 1, ctx), remarks(remarks) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<tensor::ConcatOp, tensor::InsertSliceOp>(op))
+      return failure();
+    Value out = op->getResult(0);
+    std::optional<std::pair<Value, Value>> halves = matchHalvesConcat(out);
+    std::optional<PairRotation> rot =
+        halves ? matchPairRotation(halves->first, halves->second, 1)
+               : std::nullopt;
+    if (!rot || !rot->angles)
+      return failure();
+    int64_t half = cast<ShapedType>(out.getType()).getShape().back() / 2;
+    Value x = matchLastDimSlice(rot->a, 0, half);
+    if (!x || matchLastDimSlice(rot->b, half, half) != x ||
+        x.getType() != out.getType())
+      return rewriter.notifyMatchFailure(op, "not x[..., :D/2], x[..., D/2:]");
+    RopeMatch m;
+    m.input = x;
+    std::string why;
+    if (!matchRopeAngles(rot->angles, x, m, why))
+      return rewriter.notifyMatchFailure(op, why);
+    return replaceWithRope(rewriter, op, m, Layout::half, remarks);
+  }
+
+  bool remarks;
+};
+
 /// concat(rope(x[..., :R]), x[..., R:]) -> rope(x) {rotary_dim = R}: the
 /// partial rotary of GPT-NeoX, Phi and GLM (HuggingFace rotates q_rot and
 /// concatenates q_pass back). posenc.rope's rotary_dim rotates the first R
@@ -349,4 +385,5 @@ void raise::populateRaiseRopePatterns(RewritePatternSet &patterns,
   patterns.add<RaiseRope>(patterns.getContext(), emitRemarks);
   patterns.add<CollapseAboveRope>(patterns.getContext());
   patterns.add<PartialRotaryConcat>(patterns.getContext(), emitRemarks);
+  patterns.add<RaiseExpandedRope>(patterns.getContext(), emitRemarks);
 }

@@ -23,17 +23,18 @@ using namespace mlir;
 using namespace posenc;
 using namespace posenc::raise;
 
-/// Whether `map` reads a table along loop dims (rank-3, rank-2) = (S, pair)
-/// of a `[..., S, D/2, 1]` iteration space, broadcast over the others.
-static bool isPairTableMap(AffineMap map, ShapedType type, int64_t rank) {
+/// Whether `map` reads a table along loop dims (pairDim - 1, pairDim) = (S,
+/// pair) of an iteration space of rank `rank`, broadcast over the others.
+static bool isPairTableMap(AffineMap map, ShapedType type, int64_t rank,
+                           int64_t pairDim) {
   int64_t n = map.getNumResults();
-  if (n < 3 || n > rank || n != type.getRank())
+  if (n < rank - pairDim + 1 || n > rank || n != type.getRank())
     return false;
   for (int64_t k = 0; k < n; ++k) {
     int64_t i = rank - n + k;
     AffineExpr e = map.getResult(k);
     bool isDim = e == getAffineDimExpr(i, map.getContext());
-    if (i == rank - 3 || i == rank - 2) {
+    if (i == pairDim - 1 || i == pairDim) {
       if (!isDim)
         return false;
       continue;
@@ -45,9 +46,10 @@ static bool isPairTableMap(AffineMap map, ShapedType type, int64_t rank) {
   return true;
 }
 
-/// A product `a * t` (either order) with `a` read whole and `t` a pair table:
-/// returns (a, t).
-static std::optional<std::pair<Value, Value>> matchScaledByTable(Value v) {
+/// A product `a * t` (either order) with `a` read whole and `t` a pair table
+/// (pairs along loop dim `rank - fromEnd`): returns (a, t).
+static std::optional<std::pair<Value, Value>>
+matchScaledByTable(Value v, int64_t fromEnd) {
   std::optional<Elementwise> mul = matchElementwiseOf<arith::MulFOp>(v);
   if (!mul)
     return std::nullopt;
@@ -55,7 +57,7 @@ static std::optional<std::pair<Value, Value>> matchScaledByTable(Value v) {
     const Elementwise::Arg &x = mul->args[i], &t = mul->args[1 - i];
     if (mul->isIdentity(x) && t.input &&
         isPairTableMap(mul->map(t), cast<ShapedType>(t.input->get().getType()),
-                       mul->rank()))
+                       mul->rank(), mul->rank() - fromEnd))
       return std::make_pair(x.input->get(), t.input->get());
   }
   return std::nullopt;
@@ -71,6 +73,33 @@ static Value matchTrig(Value table) {
   return peelUnitReshapes(trig->args[0].input->get());
 }
 
+std::optional<PairRotation>
+raise::matchPairRotation(Value first, Value second, int64_t pairDimFromEnd) {
+  std::optional<Elementwise> sub = matchElementwiseOf<arith::SubFOp>(first);
+  std::optional<Elementwise> add = matchElementwiseOf<arith::AddFOp>(second);
+  if (!sub || !add || !sub->isIdentity(sub->args[0]) ||
+      !sub->isIdentity(sub->args[1]) || !add->isIdentity(add->args[0]) ||
+      !add->isIdentity(add->args[1]))
+    return std::nullopt;
+  auto aCos = matchScaledByTable(sub->args[0].input->get(), pairDimFromEnd);
+  auto bSin = matchScaledByTable(sub->args[1].input->get(), pairDimFromEnd);
+  auto p = matchScaledByTable(add->args[0].input->get(), pairDimFromEnd);
+  auto q = matchScaledByTable(add->args[1].input->get(), pairDimFromEnd);
+  if (!aCos || !bSin || !p || !q)
+    return std::nullopt;
+  // The second part is a*sin + b*cos, its terms in either order.
+  auto [aSin, bCos] = p->first == aCos->first ? std::make_pair(*p, *q)
+                                               : std::make_pair(*q, *p);
+  if (aSin.first != aCos->first || bCos.first != bSin->first ||
+      aSin.second != bSin->second || bCos.second != aCos->second)
+    return std::nullopt;
+  PairRotation rot{aCos->first, bSin->first, Value()};
+  Value angles = matchTrig<math::CosOp>(aCos->second);
+  if (angles && matchTrig<math::SinOp>(bSin->second) == angles)
+    rot.angles = angles;
+  return rot;
+}
+
 /// Matches `out` (see the file header). `why` is empty for a non-candidate.
 static std::optional<RopeMatch> matchInterleavedRope(Value out,
                                                      std::string &why) {
@@ -84,36 +113,22 @@ static std::optional<RopeMatch> matchInterleavedRope(Value out,
     return std::nullopt;
   why = "the pairs are not (a cos - b sin, a sin + b cos) of a = x[..., 0], "
         "b = x[..., 1] with cos/sin tables read along (S, pair)";
-  std::optional<Elementwise> first = matchElementwiseOf<arith::SubFOp>(halves->first);
-  std::optional<Elementwise> second = matchElementwiseOf<arith::AddFOp>(halves->second);
-  if (!first || !second || !first->isIdentity(first->args[0]) ||
-      !first->isIdentity(first->args[1]) || !second->isIdentity(second->args[0]) ||
-      !second->isIdentity(second->args[1]))
+  std::optional<PairRotation> rot =
+      matchPairRotation(halves->first, halves->second, /*pairDimFromEnd=*/2);
+  if (!rot)
     return std::nullopt;
-  auto aCos = matchScaledByTable(first->args[0].input->get());
-  auto bSin = matchScaledByTable(first->args[1].input->get());
-  auto p = matchScaledByTable(second->args[0].input->get());
-  auto q = matchScaledByTable(second->args[1].input->get());
-  if (!aCos || !bSin || !p || !q)
-    return std::nullopt;
-  // The second half is a*sin + b*cos, its terms in either order.
-  auto [aSin, bCos] = p->first == aCos->first ? std::make_pair(*p, *q)
-                                               : std::make_pair(*q, *p);
-  if (aSin.first != aCos->first || bCos.first != bSin->first ||
-      aSin.second != bSin->second || bCos.second != aCos->second)
-    return std::nullopt;
-  Value xr = matchLastDimSlice(aCos->first, 0, 1);
+  Value xr = matchLastDimSlice(rot->a, 0, 1);
   auto expand = xr ? xr.getDefiningOp<tensor::ExpandShapeOp>()
                    : tensor::ExpandShapeOp();
-  if (!expand || matchLastDimSlice(bSin->first, 1, 1) != xr ||
+  if (!expand || matchLastDimSlice(rot->b, 1, 1) != xr ||
       expand.getReassociationIndices().back().size() != 2 ||
       expand.getSrc().getType() != out.getType())
     return std::nullopt;
-  Value angles = matchTrig<math::CosOp>(aCos->second);
-  if (!angles || matchTrig<math::SinOp>(bSin->second) != angles) {
+  if (!rot->angles) {
     why = "a and b are not rotated by cos and sin of one angle tensor";
     return std::nullopt;
   }
+  Value angles = rot->angles;
   RopeMatch m;
   m.input = expand.getSrc();
   if (!matchRopeAngles(angles, m.input, m, why))
