@@ -150,3 +150,131 @@ func.func @max_init_zero(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>,
   %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%zo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %o : tensor<2x4x8xf32>
 }
+
+// -----
+
+// torch-mlir's softmax decomposition: aten.max.dim as one reduction
+// generic computing the max and the argmax (two results), then subtract,
+// exp, a sum-reduction and a divide.
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @torch_max_dim_softmax(
+// CHECK: posenc.attention %arg0, %{{.*}}, %arg2 {scale = 1.000000e+00 : f64}
+// CHECK-NOT: linalg.batch_matmul
+func.func @torch_max_dim_softmax(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>,
+                  %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0i = arith.constant 0 : i64
+  %es = tensor.empty() : tensor<2x4x4xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%zs : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  // aten.max.dim: values and indices in one reduction generic.
+  %er = tensor.empty() : tensor<2x4xf32>
+  %ei = tensor.empty() : tensor<2x4xi64>
+  %mi = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %ii = linalg.fill ins(%c0i : i64) outs(%ei : tensor<2x4xi64>) -> tensor<2x4xi64>
+  %max:2 = linalg.generic {indexing_maps = [#id3, #row, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%mi, %ii : tensor<2x4xf32>, tensor<2x4xi64>) {
+  ^bb0(%in: f32, %acc: f32, %idx: i64):
+    %j = linalg.index 2 : index
+    %ji = arith.index_cast %j : index to i64
+    %m = arith.maximumf %in, %acc : f32
+    %gt = arith.cmpf ogt, %in, %acc : f32
+    %ni = arith.select %gt, %ji, %idx : i64
+    linalg.yield %m, %ni : f32, i64
+  } -> (tensor<2x4xf32>, tensor<2x4xi64>)
+  %x = linalg.generic {indexing_maps = [#id3, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max#0 : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<2x4x4xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %zr = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : tensor<2x4x4xf32>) outs(%zr : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.divf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %eo = tensor.empty() : tensor<2x4x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @below {{raised to posenc.attention}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%zo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}
+
+// -----
+
+// Near miss: maximumf(%in, %in) ignores the accumulator, so the
+// "reduction" yields the last score of the row, not its max.
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#row = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @max_of_input_with_itself(
+// CHECK-NOT: posenc.attention
+func.func @max_of_input_with_itself(%q: tensor<2x4x8xf32>, %kt: tensor<2x8x4xf32>,
+                  %v: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c0i = arith.constant 0 : i64
+  %es = tensor.empty() : tensor<2x4x4xf32>
+  %zs = linalg.fill ins(%zero : f32) outs(%es : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = linalg.batch_matmul ins(%q, %kt : tensor<2x4x8xf32>, tensor<2x8x4xf32>) outs(%zs : tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  // aten.max.dim: values and indices in one reduction generic.
+  %er = tensor.empty() : tensor<2x4xf32>
+  %ei = tensor.empty() : tensor<2x4xi64>
+  %mi = linalg.fill ins(%ninf : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %ii = linalg.fill ins(%c0i : i64) outs(%ei : tensor<2x4xi64>) -> tensor<2x4xi64>
+  %max:2 = linalg.generic {indexing_maps = [#id3, #row, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s : tensor<2x4x4xf32>) outs(%mi, %ii : tensor<2x4xf32>, tensor<2x4xi64>) {
+  ^bb0(%in: f32, %acc: f32, %idx: i64):
+    %j = linalg.index 2 : index
+    %ji = arith.index_cast %j : index to i64
+    %m = arith.maximumf %in, %in : f32
+    %gt = arith.cmpf ogt, %in, %acc : f32
+    %ni = arith.select %gt, %ji, %idx : i64
+    linalg.yield %m, %ni : f32, i64
+  } -> (tensor<2x4xf32>, tensor<2x4xi64>)
+  %x = linalg.generic {indexing_maps = [#id3, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s, %max#0 : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %d = arith.subf %a, %b : f32
+    linalg.yield %d : f32
+  } -> tensor<2x4x4xf32>
+  %e = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x4x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %zr = linalg.fill ins(%zero : f32) outs(%er : tensor<2x4xf32>) -> tensor<2x4xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #row], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%e : tensor<2x4x4xf32>) outs(%zr : tensor<2x4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4xf32>
+  %p = linalg.generic {indexing_maps = [#id3, #row, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e, %sum : tensor<2x4x4xf32>, tensor<2x4xf32>) outs(%es : tensor<2x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.divf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x4x4xf32>
+  %eo = tensor.empty() : tensor<2x4x8xf32>
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  // expected-remark @below {{not raised to posenc.attention: P is not a softmax: exp's argument is not x - max(x)}}
+  %o = linalg.batch_matmul ins(%p, %v : tensor<2x4x4xf32>, tensor<2x4x8xf32>) outs(%zo : tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  return %o : tensor<2x4x8xf32>
+}

@@ -81,8 +81,20 @@ static std::optional<double> getFillValue(Value init) {
   return std::nullopt;
 }
 
+/// The op yielding `yielded` when it combines exactly the block arguments
+/// `in` and `acc` (either order): a reduction's combiner.
+static Operation *getCombiner(Value yielded, Value in, Value acc) {
+  Operation *op = yielded.getDefiningOp();
+  if (!op || op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return nullptr;
+  Value a = op->getOperand(0), b = op->getOperand(1);
+  return (a == in && b == acc) || (a == acc && b == in) ? op : nullptr;
+}
+
 /// `reduced` (the reduced tensor, possibly reshaped to keep a unit dim) as
-/// a `linalg.reduce` or reduction `linalg.generic` over one dim.
+/// a `linalg.reduce` or reduction `linalg.generic` over one dim. The
+/// generic may have more results (torch-mlir's max.dim also computes the
+/// argmax): only the body's computation of `reduced` matters.
 static std::optional<Reduction> matchReduce(Value reduced) {
   reduced = peelUnitReshapes(reduced);
   Operation *op = reduced.getDefiningOp();
@@ -91,10 +103,13 @@ static std::optional<Reduction> matchReduce(Value reduced) {
       return std::nullopt;
     Block &body = reduce.getCombiner().front();
     std::optional<double> init = getFillValue(reduce.getInits()[0]);
-    if (body.getOperations().size() != 2 || !init)
+    Operation *combiner =
+        getCombiner(body.getTerminator()->getOperand(0), body.getArgument(0),
+                    body.getArgument(1));
+    if (body.getOperations().size() != 2 || !init || !combiner)
       return std::nullopt;
     return Reduction{reduce.getInputs()[0], reduce.getDimensions()[0],
-                     &body.front(), *init};
+                     combiner, *init};
   }
   auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
   if (!generic || generic.getNumDpsInputs() != 1 ||
@@ -105,10 +120,15 @@ static std::optional<Reduction> matchReduce(Value reduced) {
   SmallVector<unsigned> dims;
   generic.getReductionDims(dims);
   Block &body = generic.getRegion().front();
-  std::optional<double> init = getFillValue(generic.getDpsInits()[0]);
-  if (body.getOperations().size() != 2 || !init)
+  unsigned k = cast<OpResult>(reduced).getResultNumber();
+  OpOperand *init = generic.getDpsInitOperand(k);
+  std::optional<double> initValue = getFillValue(init->get());
+  Operation *combiner = getCombiner(
+      body.getTerminator()->getOperand(k), body.getArgument(0),
+      body.getArgument(init->getOperandNumber()));
+  if (!initValue || !combiner)
     return std::nullopt;
-  return Reduction{generic.getDpsInputs()[0], dims[0], &body.front(), *init};
+  return Reduction{generic.getDpsInputs()[0], dims[0], combiner, *initValue};
 }
 
 /// Argument `a` of `e` read as a reduction broadcast back over its dim;
