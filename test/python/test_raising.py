@@ -290,3 +290,26 @@ def test_expanded_half_rope_raised_equals_unraised(h, s, d, base, scaling):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("h,s,d,base,scaling,start", [
+    (2, 9, 16, 10000.0, None, 0),
+    (3, 40, 64, 500000.0, LLAMA3, 0),
+    (1, 17, 128, 10000.0, {"kind": "linear", "factor": 4.0}, 300),
+])
+def test_constant_rope_tables_raised(h, s, d, base, scaling, start):
+    """cos/sin folded into dense constants (tosa_blocks.rope_constant_tables)
+    are matched by value: raised to posenc.rope with constant positions
+    start..start+S-1 and the recovered base and scaling."""
+    rng = np.random.default_rng(s + d)
+    x = rng.standard_normal((1, h, s, d)).astype(np.float32)
+    ir = "func.func @rope" + tosa_blocks.rope_constant_tables(
+        h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling), start)
+    counts, raised_ir = raised_ops(ir)
+    assert counts["rope"] == 1 and "layout half" in raised_ir, raised_ir
+    want = ref.rope(x, np.arange(start, start + s), "half", base, scaling=scaling)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(x)
+    raised = posenc.compile(ir, pipeline=RAISED)(x)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

@@ -530,3 +530,24 @@ def rope_expanded(h, s, d, inv_freq, swapped=False):
     ty = _Tosa.ty
     return (f"(%x: {ty(shape)}, %pos: {ty([1, s], 'i32')}) -> {ty(shape)} {{\n"
             + "\n".join(t.lines) + f"\n    return {out} : {ty(shape)}\n}}\n")
+
+
+def hf_cos_sin(inv_freq, positions):
+    """HuggingFace's cos/sin [S, D] in float32 (emb = cat(freqs, freqs))."""
+    freqs = (np.asarray(positions, np.float32)[:, None]
+             * np.asarray(inv_freq, np.float32)[None, :]).astype(np.float32)
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    return np.cos(emb).astype(np.float32), np.sin(emb).astype(np.float32)
+
+
+def rope_constant_tables(h, s, d, inv_freq, start=0):
+    """apply_rotary_pos_emb with cos/sin as dense constants [1, 1, S, D] (the
+    exporter folded them: static positions start..start+S-1). (x [1,H,S,D])
+    -> [1,H,S,D]."""
+    t = _Tosa()
+    cos, sin = hf_cos_sin(inv_freq, np.arange(start, start + s))
+    out = _apply_rope(t, "%x", [1, h, s, d], t.const(cos, [1, 1, s, d]),
+                      t.const(sin, [1, 1, s, d]))
+    ty = _Tosa.ty
+    return (f"(%x: {ty([1, h, s, d])}) -> {ty([1, h, s, d])} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty([1, h, s, d])}\n}}\n")

@@ -126,6 +126,15 @@ std::optional<PairRotation> matchPairRotation(mlir::Value first,
                                               mlir::Value second,
                                               int64_t pairDimFromEnd);
 
+/// Matches constant `[.., S, D]` cos/sin tables (values known at compile
+/// time) of a half-layout rotation of `x` as cos/sin((start + s) *
+/// inv_freq[p]) with duplicated halves and a posenc scaling; fills `m`'s
+/// positions (start..start+S-1, constant) and frequencies. Returns false
+/// with `why` empty when the tables are not constants, with `why` set when
+/// they are but do not match.
+bool matchConstantRopeTables(mlir::Value cosTable, mlir::Value sinTable,
+                             mlir::Value x, RopeMatch &m, std::string &why);
+
 /// Replaces `root` by posenc.rope(m.input, positions) with `layout`.
 mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
                                     mlir::Operation *root, const RopeMatch &m,

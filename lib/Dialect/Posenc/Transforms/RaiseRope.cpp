@@ -64,14 +64,22 @@ static bool isTableMap(AffineMap map, ShapedType type, int64_t rank) {
   return true;
 }
 
-/// The angle tensor `emb` of a `math.cos`/`math.sin` table read by `a`.
-template <typename TrigOp>
-static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a) {
+/// The table `a` reads when it reads one along (S, D) (isTableMap).
+static Value matchTable(const Elementwise &mul, const Elementwise::Arg &a) {
   if (!a.input || !isTableMap(mul.map(a), cast<ShapedType>(a.input->get().getType()),
                               mul.rank()))
     return Value();
+  return a.input->get();
+}
+
+/// The angle tensor `emb` of a `math.cos`/`math.sin` table read by `a`.
+template <typename TrigOp>
+static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a) {
+  Value table = matchTable(mul, a);
+  if (!table)
+    return Value();
   std::optional<Elementwise> trig =
-      matchElementwiseOf<TrigOp>(peelUnitReshapes(a.input->get()));
+      matchElementwiseOf<TrigOp>(peelUnitReshapes(table));
   if (!trig || !trig->isIdentity(trig->args[0]))
     return Value();
   return peelUnitReshapes(trig->args[0].input->get());
@@ -167,7 +175,7 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
   // Find (x, cos table) in one product and (rotate_half(x), sin table) in
   // the other, each product's operands in either order.
   RopeMatch m;
-  Value cosEmb, sinEmb;
+  Value cosEmb, sinEmb, cosTable, sinTable;
   for (int c = 0; c < 2 && !m.input; ++c)
     for (int i = 0; i < 2 && !m.input; ++i)
       for (int j = 0; j < 2 && !m.input; ++j) {
@@ -180,6 +188,8 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
           continue;
         cosEmb = matchTrigTable<math::CosOp>(cosMul, cosMul.args[1 - i]);
         sinEmb = matchTrigTable<math::SinOp>(sinMul, sinMul.args[1 - j]);
+        cosTable = matchTable(cosMul, cosMul.args[1 - i]);
+        sinTable = matchTable(sinMul, sinMul.args[1 - j]);
         m.input = rotated;
       }
   if (!m.input) {
@@ -187,6 +197,12 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
           "times a table while the other is x times a table";
     return std::nullopt;
   }
+  // Tables known at compile time (folded by the exporter, or a sliced
+  // buffer): matched by value (RaiseRopeTables.cpp).
+  if ((!cosEmb || !sinEmb) && cosTable && sinTable &&
+      (matchConstantRopeTables(cosTable, sinTable, m.input, m, why) ||
+       !why.empty()))
+    return why.empty() ? std::optional<RopeMatch>(m) : std::nullopt;
   if (!cosEmb || !sinEmb || cosEmb != sinEmb) {
     why = "x is not multiplied by cos(emb) and rotate_half(x) by sin(emb) of "
           "one angle tensor emb read along (S, D)";
