@@ -112,15 +112,23 @@ SmallVector<Value> VectorTileBuilder::rowLead(OpBuilder &b, Location loc) {
   return lead;
 }
 
-void VectorTileBuilder::buildPartialOutput(ValueRange results) {
-  // results: m [tq], l [tq], acc [tq x Dv], at (gridLead..., split).
+void VectorTileBuilder::buildPartialOutput(ValueRange loopResults) {
+  // m [tq], l [tq], acc [tq x Dv], at (gridLead..., split).
+  SmallVector<Value, 3> results(loopResults.take_front(3));
   SmallVector<SmallVector<OpFoldResult>> tileSizes;
-  for (Value tile : results.take_front(3))
+  for (Value tile : results)
     tileSizes.push_back(tensor::getMixedSizes(b, loc, tile));
+  // acc leaves through a copy: empty-tensor elimination would otherwise
+  // place the key loop's accumulator in the partial buffer itself, a
+  // subview whose register tiles the vector hoisting does not keep in
+  // registers across the keys.
+  Value accOut = tensor::EmptyOp::create(b, loc, tileSizes[2], c);
+  results[2] = linalg::CopyOp::create(b, loc, results[2], accOut).getResult(0);
+  markVectorTile(results[2], {1, 0});
   scf::ForallOp forall = task.forall;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  for (auto [idx, tile] : llvm::enumerate(results.take_front(3))) {
+  for (auto [idx, tile] : llvm::enumerate(results)) {
     SmallVector<OpFoldResult> offsets(task.gridLead.begin(),
                                       task.gridLead.end());
     offsets.push_back(task.split);
