@@ -36,6 +36,8 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.queryTile = options.attentionQueryTile;
     decomposeOptions.keyTile = options.attentionKeyTile;
     decomposeOptions.vectorLayout = true;
+    decomposeOptions.splitKTasks = options.attentionSplitKTasks;
+    decomposeOptions.splitKMaxKeys = options.attentionSplitKMaxKeys;
     pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
     // Register tiles and vectors for the tile ops, before the elementwise
     // fusion below could merge a prologue into a contraction; sized for the

@@ -50,15 +50,36 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     Every intermediate is a `linalg` op on a tile: no `Sq x Sk` tensor and
     no rotated copy of Q or K exists. Sizes that do not divide the tiles and
     dynamic sequence dims are handled with partial last tiles.
+
+    With the vector layout and no `query-tile`, the schedule follows the
+    shapes (docs/pipelines.md, "Attention schedules"): a static `Sq` of at
+    most 16 gets the decode schedule, whose tile rows are the `Sq` query
+    rows of the `Hq/Hkv` query heads that share a K/V head (GQA packing:
+    each K/V tile is loaded once per group) and whose key range is split
+    across tasks when the grid has fewer than `split-k-tasks` tasks or more
+    than `split-k-max-keys` keys per task (flash-decoding; the partial
+    results are merged with their log-sum-exp). A larger `Sq` gets 64-row
+    query tiles (the prefill schedule); a dynamic `Sq` gets both, selected
+    at run time by one branch on `Sq <= 16`. Shaw's relative terms always
+    take the prefill schedule.
   }];
   let options = [
-    Option<"queryTile", "query-tile", "int64_t", /*default=*/"32",
-           "Rows of Q per tile (a parallel iteration)">,
+    Option<"queryTile", "query-tile", "int64_t", /*default=*/"0",
+           "Rows of Q per tile (a parallel iteration) for every Sq; 0: by "
+           "shape (vector layout: the decode schedule for Sq <= 16, else "
+           "64; generic layout: 32)">,
     Option<"keyTile", "key-tile", "int64_t", /*default=*/"64",
            "Rows of K/V per tile (an iteration of the online softmax)">,
     Option<"vectorLayout", "vector-layout", "bool", /*default=*/"false",
            "CPU vector layout: static zero-padded tiles, transposed scores "
-           "and register-tile marks for --posenc-vectorize-attention-tiles">
+           "and register-tile marks for --posenc-vectorize-attention-tiles">,
+    Option<"splitKTasks", "split-k-tasks", "int64_t", /*default=*/"0",
+           "Decode schedule: split the keys until the grid has at least "
+           "this many tasks (0: twice the host's hardware threads)">,
+    Option<"splitKMaxKeys", "split-k-max-keys", "int64_t",
+           /*default=*/"8192",
+           "Decode schedule: split the keys so that no task reads more "
+           "than this many (0: no limit)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

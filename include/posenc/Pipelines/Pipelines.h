@@ -27,14 +27,26 @@ struct PosencCPUPipelineOptions
       llvm::cl::init(false)};
   Option<int64_t> attentionQueryTile{
       *this, "attention-query-tile",
-      llvm::cl::desc("Fused path: query rows per attention tile (64: "
-                     "fastest of 32/64/128 measured on the AVX-512 host, "
-                     "docs/bench-cpu.md)"),
-      llvm::cl::init(64)};
+      llvm::cl::desc("Fused path: query rows per attention tile for every "
+                     "Sq (0: by shape, docs/pipelines.md: the decode "
+                     "schedule for Sq <= 16, else 64, the fastest of "
+                     "32/64/128 measured on the AVX-512 host)"),
+      llvm::cl::init(0)};
   Option<int64_t> attentionKeyTile{
       *this, "attention-key-tile",
       llvm::cl::desc("Fused path: key/value rows per attention tile"),
       llvm::cl::init(64)};
+  Option<int64_t> attentionSplitKTasks{
+      *this, "attention-split-k-tasks",
+      llvm::cl::desc("Fused path, decode schedule: split the keys until the "
+                     "grid has this many tasks (0: twice the host's "
+                     "hardware threads)"),
+      llvm::cl::init(0)};
+  Option<int64_t> attentionSplitKMaxKeys{
+      *this, "attention-split-k-max-keys",
+      llvm::cl::desc("Fused path, decode schedule: the most keys one task "
+                     "reads (0: no limit)"),
+      llvm::cl::init(8192)};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "

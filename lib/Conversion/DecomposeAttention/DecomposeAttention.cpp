@@ -45,6 +45,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/Support/Threading.h"
+
 namespace posenc {
 #define GEN_PASS_DEF_POSENCDECOMPOSEATTENTIONPASS
 #include "posenc/Conversion/Passes.h.inc"
@@ -141,9 +143,60 @@ static QueryTileTask buildGrid(OpBuilder &b, Location loc,
   return task;
 }
 
+/// The most query rows per head of the decode schedule, and the most rows
+/// of a packed decode tile.
+constexpr int64_t kMaxDecodeRows = 16, kMaxDecodeTileRows = 128;
+/// Query rows per tile of the prefill schedule when none is given: the
+/// vector layout's 64 (fastest of 32/64/128 on the AVX-512 host,
+/// docs/bench-cpu.md), the generic layout's 32.
+constexpr int64_t kPrefillQueryTile = 64, kGenericQueryTile = 32;
+
+/// What the pass and the patterns are given.
+struct DecomposeOptions {
+  int64_t queryTile, keyTile;
+  bool vectorLayout;
+  int64_t splitKTasks, splitKMaxKeys;
+};
+
+/// The decode schedule of `info`, or none (prefill): vector layout, no
+/// explicit query tile, no Shaw terms, Sq static and at most
+/// kMaxDecodeRows or dynamic (then padded to kMaxDecodeRows and selected at
+/// run time). The query heads that share a K/V head are packed when Hq and
+/// Hkv are static, as many as fit kMaxDecodeTileRows rows.
+static std::optional<AttentionSchedule>
+chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
+  if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue)
+    return std::nullopt;
+  auto qType = cast<RankedTensorType>(info.q.getType());
+  int64_t sq = qType.getDimSize(info.n);
+  if (!ShapedType::isDynamic(sq) && (sq < 1 || sq > kMaxDecodeRows))
+    return std::nullopt;
+  int64_t rows = ShapedType::isDynamic(sq) ? kMaxDecodeRows : sq;
+  int64_t packed = 1;
+  if (info.rank >= 3) {
+    int64_t hq = qType.getDimSize(info.n - 1);
+    int64_t hkv = cast<RankedTensorType>(info.k.getType()).getDimSize(info.n - 1);
+    if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv > 0)
+      packed = divisorAtMost(hq / hkv, kMaxDecodeTileRows / rows);
+  }
+  int64_t tasks = o.splitKTasks;
+  if (tasks <= 0)
+    tasks = 2 * llvm::hardware_concurrency().compute_thread_count();
+  AttentionSchedule schedule{packed * rows, o.keyTile, /*vectorLayout=*/true};
+  schedule.packedHeads = packed;
+  schedule.rowsPerHead = rows;
+  schedule.splitTasks = tasks;
+  schedule.splitMaxKeys = o.splitKMaxKeys;
+  return schedule;
+}
+
 struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
-  DecomposeFusedAttention(MLIRContext *ctx, AttentionSchedule schedule)
-      : OpRewritePattern(ctx), schedule(schedule) {}
+  DecomposeFusedAttention(MLIRContext *ctx, DecomposeOptions options)
+      : OpRewritePattern(ctx), options(options),
+        schedule{options.queryTile > 0 ? options.queryTile
+                 : options.vectorLayout ? kPrefillQueryTile
+                                        : kGenericQueryTile,
+                 options.keyTile, options.vectorLayout} {}
 
   LogicalResult matchAndRewrite(FusedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -154,6 +207,8 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     AttentionInfo info(op);
+    std::optional<AttentionSchedule> decode =
+        chooseDecodeSchedule(info, options);
 
     buildFusedAttentionRuntimeChecks(rewriter, op);
     GridSizes grid = buildGridSizes(rewriter, loc, info, schedule);
@@ -185,19 +240,48 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
             prepareShawRelKey(rewriter, loc, info, info.relKey, info.maxDist);
     }
 
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      QueryTileTask task =
-          buildGrid(rewriter, loc, info, grid, resultSizes, init);
+    auto prefill = [&](OpBuilder &b) -> Value {
+      OpBuilder::InsertionGuard guard(b);
+      QueryTileTask task = buildGrid(b, loc, info, grid, resultSizes, init);
       if (schedule.vectorLayout)
-        buildVectorLayoutTile(rewriter, loc, info, schedule, task, tables);
+        buildVectorLayoutTile(b, loc, info, schedule, task, tables);
       else
-        buildGenericLayoutTile(rewriter, loc, info, task, tables);
-      rewriter.replaceOp(op, task.forall.getResult(0));
+        buildGenericLayoutTile(b, loc, info, task, tables);
+      return task.forall.getResult(0);
+    };
+    auto decoded = [&](OpBuilder &b) -> Value {
+      Value r = buildDecodeAttention(b, loc, info, *decode, tables, resultSizes);
+      if (r.getType() != resultType)
+        r = tensor::CastOp::create(b, loc, resultType, r);
+      return r;
+    };
+    if (!decode) {
+      rewriter.replaceOp(op, prefill(rewriter));
+      return success();
     }
+    if (!ShapedType::isDynamic(
+            cast<RankedTensorType>(info.q.getType()).getDimSize(info.n))) {
+      rewriter.replaceOp(op, decoded(rewriter));
+      return success();
+    }
+    // Dynamic Sq: the decode schedule for Sq <= kMaxDecodeRows, else the
+    // prefill schedule (docs/pipelines.md).
+    Value small = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                                        grid.sq,
+                                        indexConst(rewriter, loc, kMaxDecodeRows));
+    auto branch = scf::IfOp::create(
+        rewriter, loc, small,
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, decoded(b));
+        },
+        [&](OpBuilder &b, Location loc) {
+          scf::YieldOp::create(b, loc, prefill(b));
+        });
+    rewriter.replaceOp(op, branch.getResult(0));
     return success();
   }
 
+  DecomposeOptions options;
   AttentionSchedule schedule;
 };
 
@@ -207,14 +291,20 @@ struct PosencDecomposeAttentionPass
   using PosencDecomposeAttentionPassBase::PosencDecomposeAttentionPassBase;
 
   void runOnOperation() override {
-    if (queryTile <= 0 || keyTile <= 0) {
+    if (queryTile < 0 || keyTile <= 0) {
       getOperation()->emitError("posenc-decompose-attention: query-tile (")
-          << queryTile << ") and key-tile (" << keyTile << ") must be > 0";
+          << queryTile << ") must be >= 0 (0: by shape) and key-tile ("
+          << keyTile << ") > 0";
+      return signalPassFailure();
+    }
+    if (splitKMaxKeys < 0) {
+      getOperation()->emitError("posenc-decompose-attention: split-k-max-keys (")
+          << splitKMaxKeys << ") must be >= 0 (0: no limit)";
       return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, queryTile, keyTile,
-                                       vectorLayout);
+                                       vectorLayout, splitKTasks, splitKMaxKeys);
     // Only the fused ops are rewritten; nothing else is folded on the way.
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
@@ -233,11 +323,11 @@ struct PosencDecomposeAttentionPass
 
 } // namespace
 
-void posenc::populateDecomposeAttentionPatterns(RewritePatternSet &patterns,
-                                                int64_t queryTile,
-                                                int64_t keyTile,
-                                                bool vectorLayout) {
+void posenc::populateDecomposeAttentionPatterns(
+    RewritePatternSet &patterns, int64_t queryTile, int64_t keyTile,
+    bool vectorLayout, int64_t splitKTasks, int64_t splitKMaxKeys) {
   patterns.add<DecomposeFusedAttention>(
       patterns.getContext(),
-      AttentionSchedule{queryTile, keyTile, vectorLayout});
+      DecomposeOptions{queryTile, keyTile, vectorLayout, splitKTasks,
+                       splitKMaxKeys});
 }

@@ -60,6 +60,16 @@ struct AttentionSchedule {
   int64_t queryTile, keyTile;
   /// The CPU vector layout (else the generic layout the GPU mapping reads).
   bool vectorLayout;
+  /// The decode schedule (DecodeSchedule.cpp; vector layout only) when
+  /// rowsPerHead > 0: a task's rows are `rowsPerHead` query rows (all of
+  /// Sq, zero-padded when Sq is dynamic) of each of `packedHeads` query
+  /// heads sharing one K/V head, queryTile = packedHeads * rowsPerHead.
+  int64_t packedHeads = 1, rowsPerHead = 0;
+  /// Decode split-K: aim for at least `splitTasks` tasks, and give no task
+  /// more than `splitMaxKeys` keys (0: no limit).
+  int64_t splitTasks = 0, splitMaxKeys = 0;
+
+  bool isDecode() const { return rowsPerHead > 0; }
 };
 
 /// One task of the grid: the forall iteration of (lead dims, query tile),
@@ -74,6 +84,11 @@ struct QueryTileTask {
   mlir::Value sq, sk, shift;
   /// The key tile size as an index value (built before the grid).
   mlir::Value keyTileSize;
+  /// Decode: the task's keys [keyBegin, keyEnd) of the split `split` (its
+  /// index in the grid); `gridLead` are the grid's other indices. Null in
+  /// the prefill schedule (keys [0, keyLoopEnd)).
+  mlir::Value keyBegin, keyEnd, split;
+  llvm::SmallVector<mlir::Value> gridLead;
 };
 
 /// The end of the keys a query tile reads: Sk, or (causal) the diagonal of
@@ -251,6 +266,16 @@ void buildVectorLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
                            const AttentionSchedule &schedule,
                            const QueryTileTask &task,
                            const AttentionTables &tables);
+
+/// The decode schedule (DecodeSchedule.cpp): a grid over the lead dims
+/// (packed heads) and the key splits, each task's body in the vector layout
+/// writing its unnormalized (m, l, acc), and the log-sum-exp merge of the
+/// splits into the result, of `resultSizes`; returns the result.
+mlir::Value buildDecodeAttention(mlir::OpBuilder &b, mlir::Location loc,
+                                 const AttentionInfo &info,
+                                 const AttentionSchedule &schedule,
+                                 const AttentionTables &tables,
+                                 llvm::ArrayRef<mlir::OpFoldResult> resultSizes);
 
 } // namespace decompose
 } // namespace posenc

@@ -42,10 +42,25 @@ void VectorTileBuilder::build() {
     buildShawKeyTable();
 
   kEnd = keyLoopEnd(b, loc, info.causal, task);
+  kBegin = zeroIdx;
+  if (task.keyEnd) {
+    // A split of the keys (decode): [keyBegin, min(kEnd, keyEnd)), empty
+    // when the causal end lies before it.
+    kBegin = task.keyBegin;
+    kEnd = arith::MaxSIOp::create(
+        b, loc, kBegin, arith::MinSIOp::create(b, loc, kEnd, task.keyEnd));
+  }
+  Value keys =
+      task.keyEnd ? arith::SubIOp::create(b, loc, kEnd, kBegin).getResult()
+                  : kEnd;
   fullEnd = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, kEnd, tkV), tkV);
+      b, loc, arith::DivUIOp::create(b, loc, keys, tkV), tkV);
+  if (task.keyEnd)
+    fullEnd = arith::AddIOp::create(b, loc, kBegin, fullEnd);
 
   ValueRange results = buildKeyLoops();
+  if (task.split)
+    return buildPartialOutput(results);
   Value lFinal = results[1], accFinal = results[2];
   if (bucketed)
     accFinal = addValueBuckets(results, lFinal, accFinal);
@@ -57,6 +72,8 @@ void VectorTileBuilder::buildQueryTranspose() {
   Value qCos = tables.qCos, qSin = tables.qSin;
   // Q~ once per query tile, then Q~^T [D x tq].
   auto qRows = [&](Value source, ArrayRef<Value> at) {
+    if (rowsPerHead)
+      return decodeRows(source, at);
     return padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
                    tq);
   };
@@ -118,7 +135,7 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
     init.push_back(filled({b.getIndexAttr(innerRows), tqI}, 0.0));
   }
   auto mainLoop = scf::ForOp::create(
-      b, loc, zeroIdx, fullEnd, tkV, init,
+      b, loc, kBegin, fullEnd, tkV, init,
       [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
         keyStep(kStart, iter, /*tail=*/false);
       });
@@ -183,7 +200,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
 
 Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
                                       bool gather, bool tail) {
-  Value qStart = task.qStart, shift = task.shift, sq = task.sq, sk = task.sk;
+  Value shift = task.shift, sq = task.sq, sk = task.sk;
   int64_t kd = info.maxDist;
   SmallVector<Value> scoreIns;
   SmallVector<AffineMap> scoreMaps;
@@ -213,8 +230,7 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
         }
         Value score = arith::MulFOp::create(b, loc, sv,
                                             floatConst(b, loc, c, info.scale));
-        Value i = arith::AddIOp::create(b, loc, qStart,
-                                        linalg::IndexOp::create(b, loc, 1));
+        Value i = rowQuery(b, loc, linalg::IndexOp::create(b, loc, 1));
         Value j = arith::AddIOp::create(b, loc, kStart,
                                         linalg::IndexOp::create(b, loc, 0));
         if (!identityMod) {
@@ -225,14 +241,15 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
               b, loc, i, arith::SubIOp::create(b, loc, sq, one));
           Value jIn = arith::MinSIOp::create(
               b, loc, j, arith::SubIOp::create(b, loc, sk, one));
-          score = applyScoreMod(b, info.op, score, task.lead, iIn, jIn);
+          score = applyScoreMod(b, info.op, score, rowLead(b, loc), iIn, jIn);
         }
         Value masked;
         if (info.causal)
           masked = buildCausalMask(b, loc, i, j, shift);
         if (tail) {
-          Value past =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, sk);
+          // Padded keys: past Sk, or past the end of a split.
+          Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                             j, task.keyEnd ? kEnd : sk);
           masked = masked ? arith::OrIOp::create(b, loc, masked, past) : past;
         }
         if (masked)

@@ -32,7 +32,8 @@ public:
                     const QueryTileTask &task, const AttentionTables &tables)
       : b(b), loc(loc), info(info), task(task), tables(tables),
         ctx(b.getContext()), c(info.c), tq(schedule.queryTile),
-        tk(schedule.keyTile) {}
+        tk(schedule.keyTile), heads(schedule.packedHeads),
+        rowsPerHead(schedule.rowsPerHead) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -57,6 +58,20 @@ private:
                            bool gather, bool tail);
   /// The normalized output tile, written to the forall's output.
   void buildOutput(mlir::Value lFinal, mlir::Value accFinal);
+
+  //===--- DecodeSchedule.cpp ---------------------------------------------===//
+  /// The [tq x cols] rows of Q (at the lead indices `at`: the rows of
+  /// each packed head) or of a RoPE table (`at` empty: the same rows for
+  /// each head) in the decode schedule, each head's rows zero-padded.
+  mlir::Value decodeRows(mlir::Value source, llvm::ArrayRef<mlir::Value> at);
+  /// The query row of tile row `row`, and (in a linalg body whose dim 1 is
+  /// the tile row) the lead indices of the row's query head.
+  mlir::Value rowQuery(mlir::OpBuilder &b, mlir::Location loc, mlir::Value row);
+  llvm::SmallVector<mlir::Value> rowLead(mlir::OpBuilder &b,
+                                         mlir::Location loc);
+  /// Decode: the unnormalized (m, l, acc) of the task, written to the
+  /// forall's partial outputs at its split.
+  void buildPartialOutput(mlir::ValueRange results);
 
   //===--- ShawTerms.cpp --------------------------------------------------===//
   /// The tile's lowest and highest j - (i + shift), and whether some lies in
@@ -101,6 +116,8 @@ private:
   mlir::MLIRContext *ctx;
   mlir::FloatType c;
   int64_t tq, tk;
+  /// The decode schedule's packed heads and rows per head (0: prefill).
+  int64_t heads, rowsPerHead;
 
   // Built by build(), in this order.
   mlir::Value tkV, zeroIdx;
@@ -108,7 +125,8 @@ private:
   int64_t dvStatic = 0;
   mlir::Value qT, qrT;
   int64_t qrRows = 0;
-  mlir::Value kEnd, fullEnd;
+  /// The task's keys [kBegin, kEnd); the full key tiles end at fullEnd.
+  mlir::Value kBegin, kEnd, fullEnd;
   mlir::AffineMap id1, id2, col2;
   bool identityMod = false;
   /// Shaw's value term as bucket sums of P (needs K >= 1).

@@ -14,11 +14,16 @@ namespace posenc {
 /// scf.for over key/value tiles of `keyTile` rows, online softmax).
 /// `vectorLayout` selects the CPU vector layout (static padded tiles,
 /// transposed scores, ops marked for --posenc-vectorize-attention-tiles);
-/// the default layout is the one the GPU mapping consumes.
+/// the default layout is the one the GPU mapping consumes. `queryTile` 0
+/// chooses the schedule by shape (the pass's description):
+/// with the vector layout, the decode schedule (GQA packing, split-K with
+/// `splitKTasks` / `splitKMaxKeys`) for Sq <= 16.
 void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
-                                        int64_t queryTile = 32,
+                                        int64_t queryTile = 0,
                                         int64_t keyTile = 64,
-                                        bool vectorLayout = false);
+                                        bool vectorLayout = false,
+                                        int64_t splitKTasks = 0,
+                                        int64_t splitKMaxKeys = 8192);
 
 } // namespace posenc
 

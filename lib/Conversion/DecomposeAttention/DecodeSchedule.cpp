@@ -1,0 +1,355 @@
+//===- DecodeSchedule.cpp - the decode schedule of fused attention --------===//
+//
+// The schedule of posenc.fused_attention for a few query rows against many
+// keys (decode, speculative decoding; DecomposeAttention.cpp chooses it for
+// Sq <= 16), flash-decoding style:
+//
+//   scf.forall (lead dims, heads / P, split) shared_outs(M, L, ACC) {
+//     rows = (P query heads sharing one K/V head) x (the Sq query rows)
+//     keys [split * chunk, min((split + 1) * chunk, key loop end))
+//     the online softmax over those keys (VectorLayoutTile.cpp), and its
+//     unnormalized state: M[.., split, rows] = m, L[..] = l, ACC[..] = acc
+//   }
+//   merge (log-sum-exp): m* = max_s M_s; w_s = exp(M_s - m*);
+//     out = (sum_s w_s ACC_s) / (sum_s w_s L_s)   (0 for a row with no key)
+//
+// GQA packing: the P heads' rows form one tile, so each K/V tile is loaded
+// once for all of them. Split-K: when the grid has fewer tasks than the
+// machine has threads, or the keys are many, the key range is split across
+// tasks. The merge is the online softmax's rescaling step applied once per
+// split, with the same building blocks (AttentionUtils.h), so it is exact in
+// the same sense; no Sq x Sk buffer exists, only the [splits x rows x Dv]
+// partials. The grid and the partials are upstream scf.forall shared outputs
+// (One-Shot Bufferize makes them buffers); the merge is linalg.generic ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "VectorLayoutTile.h"
+
+#include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
+#include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+
+using namespace mlir;
+using namespace posenc;
+using namespace posenc::decompose;
+
+using utils::IteratorType;
+
+/// A split holds at least this many key tiles: fewer would make the merge
+/// and the per-task query prologue a visible share of the work.
+static constexpr int64_t kMinKeyTilesPerSplit = 4;
+
+//===----------------------------------------------------------------------===//
+// The rows of a decode tile
+//===----------------------------------------------------------------------===//
+
+Value VectorTileBuilder::decodeRows(Value source, ArrayRef<Value> at) {
+  Value qStart = task.qStart, qSize = task.qSize;
+  if (heads == 1)
+    return padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
+                   rowsPerHead);
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t rank = type.getRank(), cols = type.getDimSize(rank - 1);
+  Type elem = type.getElementType();
+  OpFoldResult colSize = tensor::getMixedSize(b, loc, source, rank - 1);
+  SmallVector<Value> dynCols;
+  if (ShapedType::isDynamic(cols))
+    dynCols.push_back(getValueOrCreateConstantIndexOp(b, loc, colSize));
+  auto padded = RankedTensorType::get({heads, rowsPerHead, cols}, elem);
+  Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+  Value perHead;
+  if (!at.empty()) {
+    // Q[at..., h0 : h0 + P, qStart : qStart + qSize, :], each head's rows
+    // padded.
+    SmallVector<OpFoldResult> offsets(at.begin(), at.end()),
+        sizes(at.size() - 1, b.getIndexAttr(1)),
+        strides(rank, b.getIndexAttr(1));
+    offsets.append({qStart, b.getIndexAttr(0)});
+    sizes.append({b.getIndexAttr(heads), qSize, colSize});
+    auto sliceType = RankedTensorType::get(
+        {heads, staticSize(getAsOpFoldResult(qSize)), cols}, elem);
+    Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, source,
+                                                 offsets, sizes, strides);
+    perHead = tensor::createPadHighOp(padded, slice, zero, /*nofold=*/false,
+                                      loc, b, dynCols);
+  } else {
+    // A RoPE table: the same (padded) rows for every head.
+    Value rows =
+        padRows(b, loc, extractRowTile(b, loc, source, {}, qStart, qSize),
+                rowsPerHead);
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(heads),
+                                       b.getIndexAttr(rowsPerHead), colSize};
+    perHead = linalg::BroadcastOp::create(
+                  b, loc, rows, tensor::EmptyOp::create(b, loc, sizes, elem),
+                  ArrayRef<int64_t>{0})
+                  .getResult()[0];
+  }
+  return tensor::CollapseShapeOp::create(
+      b, loc, perHead, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+}
+
+Value VectorTileBuilder::rowQuery(OpBuilder &b, Location loc, Value row) {
+  if (heads == 1 || !rowsPerHead)
+    return arith::AddIOp::create(b, loc, task.qStart, row);
+  return arith::RemUIOp::create(b, loc, row,
+                                indexConst(b, loc, rowsPerHead));
+}
+
+SmallVector<Value> VectorTileBuilder::rowLead(OpBuilder &b, Location loc) {
+  SmallVector<Value> lead(task.lead);
+  if (heads == 1)
+    return lead;
+  Value row = linalg::IndexOp::create(b, loc, 1);
+  lead.back() = arith::AddIOp::create(
+      b, loc, lead.back(),
+      arith::DivUIOp::create(b, loc, row, indexConst(b, loc, rowsPerHead)));
+  return lead;
+}
+
+void VectorTileBuilder::buildPartialOutput(ValueRange loopResults) {
+  // m [tq], l [tq], acc [tq x Dv], at (gridLead..., split).
+  SmallVector<Value, 3> results(loopResults.take_front(3));
+  SmallVector<SmallVector<OpFoldResult>> tileSizes;
+  for (Value tile : results)
+    tileSizes.push_back(tensor::getMixedSizes(b, loc, tile));
+  // acc leaves through a copy: empty-tensor elimination would otherwise
+  // place the key loop's accumulator in the partial buffer itself, a
+  // subview whose register tiles the vector hoisting does not keep in
+  // registers across the keys.
+  Value accOut = tensor::EmptyOp::create(b, loc, tileSizes[2], c);
+  results[2] = linalg::CopyOp::create(b, loc, results[2], accOut).getResult(0);
+  markVectorTile(results[2], {1, 0});
+  scf::ForallOp forall = task.forall;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [idx, tile] : llvm::enumerate(results)) {
+    SmallVector<OpFoldResult> offsets(task.gridLead.begin(),
+                                      task.gridLead.end());
+    offsets.push_back(task.split);
+    SmallVector<OpFoldResult> sizes(offsets.size(), b.getIndexAttr(1));
+    for (OpFoldResult size : tileSizes[idx]) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(size);
+    }
+    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(b, loc, tile,
+                                          forall.getRegionIterArgs()[idx],
+                                          offsets, sizes, strides);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The grid and the key splits
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The number of key splits and the keys of each (a multiple of the key
+/// tile), for `tasks` tasks per split and `sk` keys.
+struct KeySplits {
+  Value count, chunk;
+};
+
+} // namespace
+
+static KeySplits buildKeySplits(OpBuilder &b, Location loc,
+                                const AttentionSchedule &schedule, Value tasks,
+                                Value sk) {
+  auto idx = [&](int64_t v) { return indexConst(b, loc, v); };
+  auto ceilDiv = [&](Value x, Value y) -> Value {
+    return arith::CeilDivUIOp::create(b, loc, x, y);
+  };
+  auto max = [&](Value x, Value y) -> Value {
+    return arith::MaxUIOp::create(b, loc, x, y);
+  };
+  Value one = idx(1), tk = idx(schedule.keyTile);
+  // Enough splits for the threads, and for long key ranges...
+  Value want = one;
+  if (schedule.splitTasks > 1)
+    want = ceilDiv(idx(schedule.splitTasks), max(tasks, one));
+  if (schedule.splitMaxKeys > 0)
+    want = max(want, ceilDiv(sk, idx(schedule.splitMaxKeys)));
+  // ...but none shorter than kMinKeyTilesPerSplit key tiles.
+  Value most = ceilDiv(sk, idx(kMinKeyTilesPerSplit * schedule.keyTile));
+  Value count = max(arith::MinUIOp::create(b, loc, want, most), one);
+  Value chunk = max(arith::MulIOp::create(b, loc, ceilDiv(ceilDiv(sk, count), tk), tk), tk);
+  // No empty split: the count the rounded chunk needs.
+  return {max(ceilDiv(sk, chunk), one), chunk};
+}
+
+/// The task of split `split` at grid indices `gridLead`: query heads
+/// [gridLead[n-1] * P, + P), all query rows, keys of the split.
+static QueryTileTask buildDecodeTask(OpBuilder &b, Location loc,
+                                     const AttentionInfo &info,
+                                     const AttentionSchedule &schedule,
+                                     scf::ForallOp forall, Value group,
+                                     const KeySplits &splits) {
+  int64_t n = info.n;
+  SmallVector<Value> ivs(forall.getInductionVars());
+  QueryTileTask task;
+  task.forall = forall;
+  task.gridLead.assign(ivs.begin(), ivs.begin() + n);
+  task.split = ivs[n];
+  task.lead = task.gridLead;
+  if (schedule.packedHeads > 1)
+    task.lead[n - 1] = arith::MulIOp::create(
+        b, loc, task.lead[n - 1], indexConst(b, loc, schedule.packedHeads));
+  task.kvLead = task.lead;
+  if (info.rank >= 3)
+    task.kvLead[n - 1] = arith::DivUIOp::create(b, loc, task.lead[n - 1], group);
+  task.sq = tensor::DimOp::create(b, loc, info.q, n);
+  task.sk = tensor::DimOp::create(b, loc, info.k, n);
+  task.shift = arith::SubIOp::create(b, loc, task.sk, task.sq);
+  task.qStart = indexConst(b, loc, 0);
+  task.qSize = task.sq;
+  task.keyTileSize = indexConst(b, loc, schedule.keyTile);
+  task.keyBegin = arith::MulIOp::create(b, loc, task.split, splits.chunk);
+  task.keyEnd = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, task.keyBegin, splits.chunk),
+      task.sk);
+  return task;
+}
+
+//===----------------------------------------------------------------------===//
+// The merge of the splits
+//===----------------------------------------------------------------------===//
+
+/// The log-sum-exp merge of the partials (m, l, acc) [grid..., splits, rows
+/// (, Dv)] into the result [lead..., Sq, Dv] of `resultSizes`.
+static Value mergeSplits(OpBuilder &b, Location loc, const AttentionInfo &info,
+                         const AttentionSchedule &schedule,
+                         ArrayRef<Value> partials,
+                         ArrayRef<OpFoldResult> resultSizes) {
+  MLIRContext *ctx = b.getContext();
+  FloatType c = info.c;
+  int64_t n = info.n;
+  Value m = partials[0], l = partials[1], acc = partials[2];
+  SmallVector<OpFoldResult> statSizes = tensor::getMixedSizes(b, loc, m);
+  SmallVector<OpFoldResult> accSizes = tensor::getMixedSizes(b, loc, acc);
+  // Dims: grid 0..n-1, then the split and the row (and Dv).
+  auto dims = [&](int64_t numDims, ArrayRef<int64_t> tail) {
+    SmallVector<int64_t> d = llvm::to_vector(llvm::seq<int64_t>(0, n));
+    d.append(tail.begin(), tail.end());
+    return mapOf(ctx, numDims, d);
+  };
+  auto without = [](ArrayRef<OpFoldResult> sizes, int64_t pos) {
+    SmallVector<OpFoldResult> r(sizes);
+    r.erase(r.begin() + pos);
+    return r;
+  };
+  SmallVector<OpFoldResult> rowSizes = without(statSizes, n);
+  // m* = max over splits (loops grid, row, split).
+  Value mMax = buildGeneric(
+      b, loc, ValueRange{m}, filledTile(b, loc, rowSizes, c, kNegInf),
+      {dims(n + 2, {n + 1, n}), dims(n + 2, {n})},
+      iterators(n + 1, 1), [](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, arith::MaximumFOp::create(b, loc, a[0], a[1]));
+      });
+  // w = exp(m - safe(m*))  (loops grid, split, row).
+  Value w = buildGeneric(
+      b, loc, ValueRange{m, mMax}, tensor::EmptyOp::create(b, loc, statSizes, c),
+      {dims(n + 2, {n, n + 1}), dims(n + 2, {n + 1}), dims(n + 2, {n, n + 1})},
+      iterators(n + 2), [](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, buildOnlineSoftmaxExp(b, loc, a[0], a[1]));
+      });
+  auto weightedSum = [](OpBuilder &b, Location loc, ValueRange a) {
+    Value prod = arith::MulFOp::create(b, loc, a[0], a[1]);
+    yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+  };
+  // L = sum_s w l (loops grid, row, split); A = sum_s w acc (grid, row, x,
+  // split).
+  Value lSum = buildGeneric(
+      b, loc, ValueRange{w, l}, filledTile(b, loc, rowSizes, c, 0.0),
+      {dims(n + 2, {n + 1, n}), dims(n + 2, {n + 1, n}), dims(n + 2, {n})},
+      iterators(n + 1, 1), weightedSum);
+  Value aSum = buildGeneric(
+      b, loc, ValueRange{w, acc},
+      filledTile(b, loc, without(accSizes, n), c, 0.0),
+      {dims(n + 3, {n + 2, n}), dims(n + 3, {n + 2, n, n + 1}),
+       dims(n + 3, {n, n + 1})},
+      iterators(n + 2, 1), weightedSum);
+
+  // out[lead..., i, x] = A / L at grid row (h mod P) * T + i of grid head
+  // h floordiv P.
+  int64_t p = schedule.packedHeads, t = schedule.rowsPerHead;
+  SmallVector<AffineExpr> rowExprs;
+  for (int64_t d = 0; d < n; ++d)
+    rowExprs.push_back(getAffineDimExpr(d, ctx));
+  AffineExpr row = getAffineDimExpr(n, ctx);
+  if (p > 1) {
+    AffineExpr h = rowExprs[n - 1];
+    rowExprs[n - 1] = h.floorDiv(p);
+    row = (h % p) * t + row;
+  }
+  rowExprs.push_back(row);
+  AffineMap lMap = AffineMap::get(n + 2, 0, rowExprs, ctx);
+  rowExprs.push_back(getAffineDimExpr(n + 1, ctx));
+  AffineMap aMap = AffineMap::get(n + 2, 0, rowExprs, ctx);
+  Type elemType = info.elemType;
+  return buildGeneric(
+      b, loc, ValueRange{aSum, lSum},
+      tensor::EmptyOp::create(b, loc, resultSizes, elemType),
+      {aMap, lMap, AffineMap::getMultiDimIdentityMap(n + 2, ctx)},
+      iterators(n + 2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value o = buildSoftmaxNormalize(b, loc, a[0], a[1]);
+        yieldValue(b, loc, castFloat(b, loc, o, elemType));
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// The decode schedule
+//===----------------------------------------------------------------------===//
+
+Value posenc::decompose::buildDecodeAttention(
+    OpBuilder &b, Location loc, const AttentionInfo &info,
+    const AttentionSchedule &schedule, const AttentionTables &tables,
+    ArrayRef<OpFoldResult> resultSizes) {
+  int64_t n = info.n, p = schedule.packedHeads;
+  Value group;
+  SmallVector<OpFoldResult> gridSizes(resultSizes.begin(),
+                                      resultSizes.begin() + n);
+  if (info.rank >= 3) {
+    Value hq = tensor::DimOp::create(b, loc, info.q, n - 1);
+    Value hkv = tensor::DimOp::create(b, loc, info.k, n - 1);
+    group = arith::DivUIOp::create(b, loc, hq, hkv);
+    if (p > 1)
+      gridSizes[n - 1] =
+          arith::DivUIOp::create(b, loc, hq, indexConst(b, loc, p))
+              .getResult();
+  }
+  Value tasks = indexConst(b, loc, 1);
+  for (OpFoldResult size : gridSizes)
+    tasks = arith::MulIOp::create(
+        b, loc, tasks, getValueOrCreateConstantIndexOp(b, loc, size));
+  KeySplits splits = buildKeySplits(
+      b, loc, schedule, tasks, tensor::DimOp::create(b, loc, info.k, n));
+
+  // The partials [grid..., splits, rows (, Dv)].
+  SmallVector<OpFoldResult> statSizes(gridSizes);
+  statSizes.append({splits.count, b.getIndexAttr(schedule.queryTile)});
+  SmallVector<OpFoldResult> accSizes(statSizes);
+  accSizes.push_back(tensor::getMixedSize(b, loc, info.v, n + 1));
+  SmallVector<Value> partials = {
+      tensor::EmptyOp::create(b, loc, statSizes, info.c),
+      tensor::EmptyOp::create(b, loc, statSizes, info.c),
+      tensor::EmptyOp::create(b, loc, accSizes, info.c)};
+
+  SmallVector<OpFoldResult> ubs(gridSizes);
+  ubs.push_back(splits.count);
+  auto forall = scf::ForallOp::create(b, loc, ubs, partials, std::nullopt);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forall.getBody());
+    QueryTileTask task =
+        buildDecodeTask(b, loc, info, schedule, forall, group, splits);
+    buildVectorLayoutTile(b, loc, info, schedule, task, tables);
+  }
+  return mergeSplits(b, loc, info, schedule,
+                     SmallVector<Value>(forall.getResults()), resultSizes);
+}

@@ -1,0 +1,105 @@
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8" | FileCheck %s
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 split-k-max-keys=100" | FileCheck %s --check-prefix=MAXKEYS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" | FileCheck %s --check-prefix=LLVM
+
+// The schedule follows the shapes (docs/pipelines.md, "Attention
+// schedules"). Sq <= 16: the decode schedule. Its grid is (batch, K/V head,
+// key split); a task's rows are the Sq rows of the Hq/Hkv = 4 query heads
+// that share its K/V head (GQA packing: Q[b, 4h : 4h + 4] collapsed to
+// [4 Sq x D]), so each K/V tile is read once per group; each task writes
+// its unnormalized (m, l, acc) of its split, and a merge outside the forall
+// combines the splits by their log-sum-exp into the result, reading grid
+// row (h mod 4) * Sq + i of grid head h floordiv 4. No Sq x Sk tensor.
+// CHECK-DAG: #[[$Q1ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 4, d1 mod 4 + d2, d3)>
+// CHECK-DAG: #[[$Q4ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 4, (d1 mod 4) * 4 + d2, d3)>
+// CHECK-DAG: #[[$Q16ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 4, (d1 mod 4) * 16 + d2, d3)>
+
+// CHECK-LABEL: func.func @decode_q1
+// CHECK-NOT: {{x300xf32>|<300x}}
+// Split-K: as many splits as the 8 tasks wanted need.
+// CHECK: arith.ceildivui %c8
+// CHECK: scf.forall ({{.*}}) in (1, %{{.*}}, %{{.*}}) shared_outs({{.*}}) -> (tensor<1x?x?x4xf32>, tensor<1x?x?x4xf32>, tensor<1x?x?x4x32xf32>)
+// CHECK: tensor.extract_slice %arg0[{{.*}}] [1, 4, %{{.*}}, 32]
+// CHECK: tensor.collapse_shape {{.*}} : tensor<4x1x32xf32> into tensor<4x32xf32>
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x4xf32>)
+// CHECK-NOT: {{x300xf32>|<300x}}
+// CHECK: tensor.parallel_insert_slice {{.*}} : tensor<4x32xf32> into tensor<1x?x?x4x32xf32>
+// CHECK: math.exp
+// CHECK: linalg.generic {indexing_maps = [#[[$Q1ROW]], {{.*}} outs(%{{.*}} : tensor<1x8x1x32xf32>)
+// CHECK: return
+func.func @decode_q1(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf32>, %v: tensor<1x2x300x32xf32>) -> tensor<1x8x1x32xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x32xf32>, tensor<1x2x300x32xf32>, tensor<1x2x300x32xf32> -> tensor<1x8x1x32xf32>
+  return %o : tensor<1x8x1x32xf32>
+}
+
+// CHECK-LABEL: func.func @decode_q4
+// CHECK-NOT: {{x300xf32>|<300x}}
+// CHECK: scf.forall {{.*}} -> (tensor<1x?x?x16xf32>, tensor<1x?x?x16xf32>, tensor<1x?x?x16x32xf32>)
+// CHECK: tensor.collapse_shape {{.*}} : tensor<4x4x32xf32> into tensor<16x32xf32>
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x16xf32>)
+// CHECK-NOT: {{x300xf32>|<300x}}
+// CHECK: linalg.generic {indexing_maps = [#[[$Q4ROW]], {{.*}} outs(%{{.*}} : tensor<1x8x4x32xf32>)
+func.func @decode_q4(%q: tensor<1x8x4x32xf32>, %k: tensor<1x2x300x32xf32>, %v: tensor<1x2x300x32xf32>) -> tensor<1x8x4x32xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x32xf32>, tensor<1x2x300x32xf32>, tensor<1x2x300x32xf32> -> tensor<1x8x4x32xf32>
+  return %o : tensor<1x8x4x32xf32>
+}
+
+// CHECK-LABEL: func.func @decode_q16
+// CHECK: scf.forall {{.*}} -> (tensor<1x?x?x64xf32>, tensor<1x?x?x64xf32>, tensor<1x?x?x64x32xf32>)
+// CHECK: tensor.collapse_shape {{.*}} : tensor<4x16x32xf32> into tensor<64x32xf32>
+// CHECK-NOT: {{x300xf32>|<300x}}
+// CHECK: linalg.generic {indexing_maps = [#[[$Q16ROW]], {{.*}} outs(%{{.*}} : tensor<1x8x16x32xf32>)
+func.func @decode_q16(%q: tensor<1x8x16x32xf32>, %k: tensor<1x2x300x32xf32>, %v: tensor<1x2x300x32xf32>) -> tensor<1x8x16x32xf32> {
+  %o = posenc.attention %q, %k, %v : tensor<1x8x16x32xf32>, tensor<1x2x300x32xf32>, tensor<1x2x300x32xf32> -> tensor<1x8x16x32xf32>
+  return %o : tensor<1x8x16x32xf32>
+}
+
+// Sq > 16: the prefill schedule, one task per (batch, query head, 64-row
+// query tile), writing the normalized output; no split, no merge.
+// CHECK-LABEL: func.func @prefill_q17
+// CHECK: scf.forall ({{.*}}) in (1, 8, %{{.*}}) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1x8x17x32xf32>)
+// CHECK: tensor.empty() : tensor<32x64xf32>
+// CHECK-NOT: floordiv
+// CHECK: return
+func.func @prefill_q17(%q: tensor<1x8x17x32xf32>, %k: tensor<1x2x300x32xf32>, %v: tensor<1x2x300x32xf32>) -> tensor<1x8x17x32xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x17x32xf32>, tensor<1x2x300x32xf32>, tensor<1x2x300x32xf32> -> tensor<1x8x17x32xf32>
+  return %o : tensor<1x8x17x32xf32>
+}
+
+// Dynamic Sq: both schedules, one branch on Sq <= 16 at run time; the
+// decode one pads each head's rows to 16 (4 heads x 16 rows).
+// CHECK-LABEL: func.func @dynamic_sq
+// CHECK: %[[SQ:.*]] = tensor.dim %arg0, %c2
+// CHECK: %[[SMALL:.*]] = arith.cmpi ule, %[[SQ]], %c16
+// CHECK: scf.if %[[SMALL]] -> (tensor<1x8x?x32xf32>)
+// CHECK: scf.forall {{.*}} -> (tensor<1x?x?x64xf32>, tensor<1x?x?x64xf32>, tensor<1x?x?x64x32xf32>)
+// CHECK: tensor.collapse_shape {{.*}} : tensor<4x16x32xf32> into tensor<64x32xf32>
+// CHECK: } else {
+// CHECK: scf.forall ({{.*}}) in (1, 8, %{{.*}}) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1x8x?x32xf32>)
+func.func @dynamic_sq(%q: tensor<1x8x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: tensor<1x2x?x32xf32>) -> tensor<1x8x?x32xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x?x32xf32>, tensor<1x2x?x32xf32>, tensor<1x2x?x32xf32> -> tensor<1x8x?x32xf32>
+  return %o : tensor<1x8x?x32xf32>
+}
+
+// Keys per task: with one task wanted, split-k-max-keys alone sets the
+// split count, ceil(Sk / 100).
+// MAXKEYS-LABEL: func.func @decode_q1
+// MAXKEYS: arith.ceildivui %{{.*}}, %c100
+// MAXKEYS: scf.forall
+
+// An explicit query tile keeps one schedule for every Sq: no packing, no
+// split.
+// FIXED-LABEL: func.func @decode_q1
+// FIXED: scf.forall ({{.*}}) in (1, 8, %{{.*}}) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<1x8x1x32xf32>)
+// FIXED-NOT: floordiv
+// FIXED: return
+
+// Both vector widths lower the decode schedule to a parallel OpenMP loop and
+// vector FMAs.
+// LLVM-LABEL: llvm.func @decode_q4
+// LLVM: omp.parallel
+// LLVM: omp.wsloop
+// LLVM: llvm.intr.fmuladd{{.*}}vector<

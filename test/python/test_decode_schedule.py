@@ -1,0 +1,118 @@
+"""Execution tests of the decode schedule of the fused attention path
+(docs/pipelines.md, "Attention schedules"): Sq <= 16 query rows against a
+long key/value sequence, with the query heads of a GQA group packed into one
+tile and the keys split across tasks (split-K) and merged by their
+log-sum-exp.
+
+Every case runs `posenc-cpu-pipeline` (by-shape schedule) on seeded inputs
+and compares with the numpy reference (`posenc.reference`, float64, written
+from docs/spec.md). Key counts are a tile multiple (1024) and not (4097);
+GQA 32/8 and 8/2 and MHA; causal (bottom-right aligned, Sq <= Sk) and not;
+RoPE prologue on q and k; dynamic Sq on both sides of the run-time branch;
+split-K forced with few heads and a small key limit; 256-bit vectors (AVX2
+code: target-features=-avx512f) as well as the host's.
+
+Tolerance: f32 arithmetic against float64, atol 2e-5 + rtol 2e-4 as in
+test_fused_execution.py; the split merge rescales each partial once by
+exp(m_s - m*) <= 1 (the online softmax's own step), so it adds at most a
+few ulps per split to that bound. RoPE cases keep positions < 400, where
+the f32 angle error is ~1e-5 absolute.
+"""
+import numpy as np
+import pytest
+
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
+from test_fused_execution import attention_case  # noqa: E402
+from posenc_testutil import assert_close as _assert_close  # noqa: E402
+
+ATOL, RTOL = 2e-5, 2e-4
+
+
+def pipeline(options=""):
+    return f"builtin.module(posenc-cpu-pipeline{{{options}}})"
+
+
+def check(ir, args, want, options="", what="decode"):
+    compiled = posenc.compile(ir, pipeline=pipeline(options))
+    _assert_close(compiled(*args), want, ATOL, RTOL, f"{what} ({options})")
+    return compiled
+
+
+HEADS = [(32, 8), (8, 2), (4, 4)]
+
+
+@pytest.mark.parametrize("hq,hkv", HEADS)
+@pytest.mark.parametrize("sk", [1024, 4097])
+@pytest.mark.parametrize("sq", [1, 4, 16])
+def test_decode_causal(sq, sk, hq, hkv):
+    ir, args, want = attention_case([1], hq, hkv, sq, sk, 64, 64, causal=True,
+                                    seed=sq + sk)
+    check(ir, args, want)
+
+
+@pytest.mark.parametrize("hq,hkv", HEADS)
+@pytest.mark.parametrize("sq", [1, 4, 16])
+def test_decode_not_causal(sq, hq, hkv):
+    ir, args, want = attention_case([1], hq, hkv, sq, 4097, 64, 64, seed=sq)
+    check(ir, args, want)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("sq", [1, 4, 16])
+def test_decode_rope_prologue(sq, layout):
+    rope = {"layout": layout, "base": 10000.0}
+    ir, args, want = attention_case([2], 8, 2, sq, 333, 64, 64, causal=True,
+                                    q_rope=rope, k_rope=rope, seed=sq)
+    check(ir, args, want)
+
+
+@pytest.mark.parametrize("sq", [1, 5, 16, 17, 40])
+def test_dynamic_sq(sq):
+    """Both sides of the run-time branch on Sq <= 16, one compiled
+    function per size (the shapes are dynamic in the IR)."""
+    ir, args, want = attention_case([1], 8, 2, sq, 300, 32, 32, causal=True,
+                                    dynamic=True, seed=sq)
+    check(ir, args, want)
+
+
+def test_dynamic_sq_one_function():
+    """One compiled function with dynamic Sq called with Sq = 3 (decode
+    branch) and Sq = 40 (prefill branch)."""
+    ir, _, _ = attention_case([1], 8, 2, 3, 300, 32, 32, causal=True,
+                              dynamic=True)
+    compiled = posenc.compile(ir, pipeline=pipeline())
+    for sq in (3, 40):
+        _, args, want = attention_case([1], 8, 2, sq, 300, 32, 32,
+                                       causal=True, dynamic=True, seed=sq)
+        _assert_close(compiled(*args), want, ATOL, RTOL, f"dynamic Sq={sq}")
+
+
+@pytest.mark.parametrize("sq,sk,causal", [(1, 4097, True), (4, 4097, False),
+                                          (16, 1024, True), (16, 5, True)])
+def test_split_k_few_heads(sq, sk, causal):
+    """One K/V head, one batch: a single task unless the keys are split.
+    split-k-max-keys=256 makes 16 or more splits of 4097 keys (every split
+    at least 4 key tiles), the last one partial; (16, 5) has query rows
+    with no key at all (zeros) under the causal rule."""
+    ir, args, want = attention_case([1], 2, 1, sq, sk, 64, 64, causal=causal,
+                                    seed=sk)
+    compiled = check(ir, args, want,
+                     "attention-split-k-tasks=16 attention-split-k-max-keys=256")
+    if (sq, sk) == (16, 5):
+        assert np.all(compiled(*args)[..., :11, :] == 0.0)
+
+
+@pytest.mark.parametrize("sq,hq,hkv", [(1, 32, 8), (4, 8, 2), (16, 4, 4)])
+def test_decode_avx2_vectors(sq, hq, hkv):
+    """AVX2 code (256-bit register tiles, no AVX-512 instructions): what an
+    AVX2-only host runs."""
+    ir, args, want = attention_case([1], hq, hkv, sq, 4097, 64, 64,
+                                    causal=True, seed=sq)
+    check(ir, args, want, "vector-bits=256 target-features=-avx512f")
+
+
+def test_explicit_query_tile_overrides():
+    """attention-query-tile given: the fixed schedule (no packing, no
+    split), still right."""
+    ir, args, want = attention_case([1], 8, 2, 4, 1024, 64, 64, causal=True)
+    check(ir, args, want, "attention-query-tile=64")
