@@ -19,3 +19,5 @@ from .memref import from_bf16_bits, to_bf16_bits
 from . import builders
 from .builders import (Program, alibi_bias, bloom_alibi_attention, llama_attention,
                        rope, shaw_attention, sinusoidal)
+from . import relative_builders
+from .relative_builders import t5_attention, t5_bias

@@ -217,6 +217,22 @@ def _dims(value, sizes):
     return text, names
 
 
+def _bias_sizes(seq, kv_seq, q_type, k_type):
+    """The `tensor.dim` ops of a [H, seq, kv_seq] bias' dynamic sizes, read
+    off %query and %key (dim 2); returns the text and the size operands
+    (`" (%q_seq, %kv_seq)"`, or "" when both are static)."""
+    body, sizes = "", []
+    if seq is None:
+        text, names = _dims(("query", q_type), [(2, "q_seq")])
+        body += text
+        sizes += names
+    if kv_seq is None:
+        text, names = _dims(("key", k_type), [(2, "kv_seq")])
+        body += text
+        sizes += names
+    return body, " (" + ", ".join(sizes) + ")" if sizes else ""
+
+
 # ------------------------------------------------------------- single ops
 
 def rope(shape, layout, *, base=10000.0, rotary_dim=None, scaling=None,
@@ -408,16 +424,7 @@ def bloom_alibi_attention(batch, heads, seq, head_dim, *, kv_seq=SAME_AS_SEQ,
     v_type = _tensor([batch, heads, kv_seq, value_dim], dtype)
     out_type = _tensor([batch, heads, seq, value_dim], dtype)
     bias_type = _tensor([heads, seq, kv_seq], bias_dtype)
-    body, sizes = "", []
-    if seq is None:
-        text, names = _dims(("query", q_type), [(2, "q_seq")])
-        body += text
-        sizes += names
-    if kv_seq is None:
-        text, names = _dims(("key", k_type), [(2, "kv_seq")])
-        body += text
-        sizes += names
-    operands = " (" + ", ".join(sizes) + ")" if sizes else ""
+    body, operands = _bias_sizes(seq, kv_seq, q_type, k_type)
     body += (f"  %bias = posenc.alibi_bias{operands}"
              f"{_alibi_attrs(max_bias, num_heads, head_offset, symmetric)} : {bias_type}\n")
     body += (f"  %out = posenc.attention %query, %key, %value bias(%bias : {bias_type})"

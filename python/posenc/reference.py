@@ -42,6 +42,8 @@ __all__ = [
     "rope",
     "alibi_slopes",
     "alibi_bias",
+    "t5_bucket",
+    "t5_bias",
     "attention",
     "rel_pos_attention",
 ]
@@ -327,6 +329,55 @@ def alibi_bias(num_local_heads, sq, sk, max_bias=8.0, num_heads=None, head_offse
         bias = -sl[:, None, None] * np.abs(rel)[None]
     else:
         bias = sl[:, None, None] * rel[None]
+    return np.broadcast_to(bias, tuple(batch_shape) + bias.shape).copy()
+
+
+# ---------------------------------------------------------------------------
+# posenc.t5_bias
+# ---------------------------------------------------------------------------
+
+def t5_bucket(n, num_buckets, max_distance=128, bidirectional=False):
+    """T5's bucket of the relative distances ``n = j - i'`` (int array), as
+    docs/spec.md states it: with ``nb = NB`` (``NB / 2`` and an offset of
+    ``nb`` for ``n > 0`` when bidirectional, ``n = |n|``; else
+    ``n = max(-n, 0)``) and ``e = nb / 2``: ``n`` if ``n < e``, else
+    ``min(nb - 1, e + trunc(log(n / e) / log(max_distance / e) * (nb - e)))``
+    in float32 arithmetic (the f32 logarithm correctly rounded: float64 log
+    rounded to float32)."""
+    n = np.asarray(n, dtype=np.int64)
+    nb = int(num_buckets)
+    if bidirectional:
+        nb //= 2
+    e = nb // 2
+    if e < 1 or int(max_distance) <= e:
+        raise ValueError(f"need NB/2 >= 1 exact buckets and max_distance > {e}, got "
+                         f"num_buckets={num_buckets}, max_distance={max_distance}")
+    if bidirectional:
+        start = np.where(n > 0, nb, 0)
+        n = np.abs(n)
+    else:
+        start = np.zeros_like(n)
+        n = np.maximum(-n, 0)
+    f32 = np.float32
+    ratio = np.maximum(n, e).astype(f32) / f32(e)
+    log_ratio = np.log(ratio.astype(np.float64)).astype(f32)
+    steps = (log_ratio / f32(math.log(int(max_distance) / e))) * f32(nb - e)
+    large = np.minimum(nb - 1, e + np.trunc(steps).astype(np.int64))
+    return start + np.where(n < e, n, large)
+
+
+def t5_bias(table, sq, sk, max_distance=128, bidirectional=False, batch_shape=()):
+    """T5 relative attention bias ``[*batch_shape, H, Sq, Sk]`` from
+    ``table [NB, H]``: ``bias[h, i, j] = table[bucket(j - i'), h]`` with
+    i' = i + (Sk - Sq)."""
+    t = _f64(table)
+    if t.ndim != 2:
+        raise ValueError(f"table must be [NB, H], got shape {t.shape}")
+    sq, sk = int(sq), int(sk)
+    i = np.arange(sq)[:, None] + (sk - sq)
+    j = np.arange(sk)[None, :]
+    buckets = t5_bucket(j - i, t.shape[0], max_distance, bidirectional)
+    bias = np.moveaxis(t[buckets], -1, 0)  # [H, Sq, Sk]
     return np.broadcast_to(bias, tuple(batch_shape) + bias.shape).copy()
 
 

@@ -10,6 +10,7 @@
 // OPS-DAG: ### `posenc.rel_pos_attention`
 // OPS-DAG: ### `posenc.rope`
 // OPS-DAG: ### `posenc.sinusoidal`
+// OPS-DAG: ### `posenc.t5_bias`
 // OPS-DAG: rope_scaling
 // PASSES-DAG: `-posenc-to-linalg`
 // The GPU preparation passes of --posenc-to-nvvm, with their options.

@@ -4,9 +4,9 @@
 // formula of the op descriptions (SPEC.md), every intermediate a full tensor.
 // It is the semantic baseline fused lowerings are checked against; clarity
 // wins over speed here on purpose. The patterns are by op family:
-// RopeToLinalg.cpp (sinusoidal, rope), AlibiToLinalg.cpp, AttentionToLinalg.cpp
-// (attention, rel_pos_attention); this file holds the pass and the small
-// builders they share.
+// RopeToLinalg.cpp (sinusoidal, rope), AlibiToLinalg.cpp, T5BiasToLinalg.cpp,
+// AttentionToLinalg.cpp (attention, rel_pos_attention); this file holds the
+// pass and the small builders they share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,5 +94,6 @@ struct PosencToLinalgPass
 void posenc::populatePosencToLinalgPatterns(RewritePatternSet &patterns) {
   reference::populateRopeToLinalgPatterns(patterns);
   reference::populateAlibiToLinalgPatterns(patterns);
+  reference::populateT5BiasToLinalgPatterns(patterns);
   reference::populateAttentionToLinalgPatterns(patterns);
 }

@@ -20,6 +20,8 @@ namespace reference {
 void populateRopeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// posenc.alibi_bias.
 void populateAlibiToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// posenc.t5_bias.
+void populateT5BiasToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// posenc.attention and posenc.rel_pos_attention.
 void populateAttentionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 

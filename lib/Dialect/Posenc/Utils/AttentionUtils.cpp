@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -53,6 +54,56 @@ Value posenc::buildShawBucket(OpBuilder &b, Location loc, Value dist,
   Value r = arith::MaxSIOp::create(b, loc, dist, indexConst(b, loc, -maxDist));
   r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist));
   return arith::AddIOp::create(b, loc, r, indexConst(b, loc, maxDist));
+}
+
+Value posenc::buildT5Bucket(OpBuilder &b, Location loc, Value dist,
+                            const T5BucketParams &params) {
+  using arith::CmpIPredicate;
+  Type f32 = b.getF32Type(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  Value zero = indexConst(b, loc, 0);
+  int64_t nb = params.numBuckets;
+  Value bucket = zero, n;
+  if (params.bidirectional) {
+    nb /= 2;
+    Value ahead =
+        arith::CmpIOp::create(b, loc, CmpIPredicate::sgt, dist, zero);
+    bucket = arith::SelectOp::create(b, loc, ahead, indexConst(b, loc, nb),
+                                     zero);
+    n = arith::MaxSIOp::create(b, loc, dist,
+                               arith::SubIOp::create(b, loc, zero, dist));
+  } else {
+    n = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, zero, dist),
+                               zero);
+  }
+  int64_t exact = nb / 2;
+  Value exactV = indexConst(b, loc, exact);
+  Value small = arith::CmpIOp::create(b, loc, CmpIPredicate::slt, n, exactV);
+  // The logarithmic bucket, for n >= e; n is clamped to e first so that the
+  // unused lanes stay finite (log 0 = -inf would make fptosi poison).
+  Value nLarge = arith::MaxSIOp::create(b, loc, n, exactV);
+  Value nF = arith::SIToFPOp::create(
+      b, loc, f32, arith::IndexCastOp::create(b, loc, i64, nLarge));
+  Value ratio = arith::DivFOp::create(b, loc, nF,
+                                      floatConst(b, loc, f32, double(exact)));
+  Value logRatio = arith::TruncFOp::create(
+      b, loc, f32,
+      math::LogOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, ratio)));
+  // HuggingFace divides by math.log(max_distance / e), a Python double that
+  // torch rounds to the tensor's float32.
+  double logSpan = std::log(static_cast<double>(params.maxDistance) /
+                            static_cast<double>(exact));
+  Value scaled = arith::DivFOp::create(
+      b, loc, logRatio,
+      floatConst(b, loc, f32, static_cast<double>(static_cast<float>(logSpan))));
+  scaled = arith::MulFOp::create(
+      b, loc, scaled, floatConst(b, loc, f32, static_cast<double>(nb - exact)));
+  Value steps = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(), arith::FPToSIOp::create(b, loc, i64, scaled));
+  Value large = arith::MinSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, exactV, steps),
+      indexConst(b, loc, nb - 1));
+  Value offset = arith::SelectOp::create(b, loc, small, n, large);
+  return arith::AddIOp::create(b, loc, bucket, offset);
 }
 
 //===----------------------------------------------------------------------===//

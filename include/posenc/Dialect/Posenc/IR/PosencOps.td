@@ -300,5 +300,6 @@ def Posenc_RelPosAttentionOp : Posenc_Op<"rel_pos_attention", [Pure]> {
 }
 
 include "posenc/Dialect/Posenc/IR/PosencFusedOps.td"
+include "posenc/Dialect/Posenc/IR/PosencRelativeOps.td"
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_TD

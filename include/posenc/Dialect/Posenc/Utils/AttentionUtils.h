@@ -6,7 +6,8 @@
 // cannot drift apart (the formulas are those of the op descriptions):
 //
 //   - the causal mask j > i + (Sk - Sq) and the keys it leaves to a row block,
-//   - Shaw's bucket clamp(j - (i + Sk - Sq), -K, K) + K,
+//   - Shaw's bucket clamp(j - (i + Sk - Sq), -K, K) + K and T5's
+//     logarithmic bucket of the same distance,
 //   - the online-softmax step (safe max, exp against it, final division),
 //   - the RoPE inverse-frequency table and the position cos/sin tables,
 //   - the run-time shape checks of dims the verifiers see only as dynamic.
@@ -59,6 +60,22 @@ mlir::Value buildCausalKeyBound(mlir::OpBuilder &b, mlir::Location loc,
 /// (buildRelativeDistance), K = `maxDist`: the row of rel_key / rel_value.
 mlir::Value buildShawBucket(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value dist, int64_t maxDist);
+
+/// The parameters of T5's bucket function (posenc.t5_bias): NB buckets,
+/// max_distance, and whether the buckets are bidirectional.
+struct T5BucketParams {
+  int64_t numBuckets;
+  int64_t maxDistance;
+  bool bidirectional;
+};
+
+/// T5's bucket (posenc.t5_bias's description) of the relative distance
+/// `dist` = j - i' (an index, buildRelativeDistance), as an index in
+/// [0, NB): HuggingFace's `_relative_position_bucket` with its float32
+/// arithmetic, the f32 logarithm correctly rounded (log in f64, rounded to
+/// f32) so that the bucket does not depend on the target's log.
+mlir::Value buildT5Bucket(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value dist, const T5BucketParams &params);
 
 //===----------------------------------------------------------------------===//
 // Online softmax

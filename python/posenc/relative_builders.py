@@ -1,0 +1,85 @@
+"""Builders of the relative position encodings of docs/spec.md's "Additions"
+(T5's bucketed bias), in the form and with the conventions of
+``posenc.builders`` (read its docstring): each returns a ``Program``, sizes
+are ints or None (dynamic), element types MLIR's names, and every rule of the
+ops is the verifier's, not the builder's."""
+
+from .builders import (SAME_AS_SEQ, _FLOAT_TYPES, _attention_attrs, _attr_dict,
+                       _bias_sizes, _check_size, _check_type, _function, _int,
+                       _tensor)
+
+__all__ = ["t5_attention", "t5_bias"]
+
+
+def _t5_attrs(max_distance, bidirectional):
+    attrs = []
+    if max_distance is not None:
+        attrs.append(f"max_distance = {_int(max_distance, 'max_distance')} : i64")
+    if bidirectional:
+        attrs.append("bidirectional")
+    return _attr_dict(attrs)
+
+
+def t5_bias(heads, q_seq, kv_seq, num_buckets=32, *, batch_shape=(), max_distance=128,
+            bidirectional=False, dtype="f32", name="t5_bias"):
+    """``posenc.t5_bias`` of type ``tensor<batch_shape x heads x q_seq x kv_seq
+    x dtype>`` from ``table : tensor<num_buckets x heads x dtype>``.
+    Arguments ``(table, <one index per dynamic (None) size, in order>)``."""
+    shape = [_check_size(size, f"batch_shape[{i}]") for i, size in enumerate(batch_shape)]
+    shape += [_check_size(heads, "heads", dynamic_ok=False),
+              _check_size(q_seq, "q_seq"), _check_size(kv_seq, "kv_seq")]
+    num_buckets = _check_size(num_buckets, "num_buckets", dynamic_ok=False)
+    dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
+    result_type = _tensor(shape, dtype)
+    table_type = _tensor([num_buckets, shape[-3]], dtype)
+    sizes = [(f"size{i}", "index") for i, size in enumerate(shape) if size is None]
+    operands = " (" + ", ".join(f"%{arg}" for arg, _ in sizes) + ")" if sizes else ""
+    body = (f"  %bias = posenc.t5_bias %table{operands}"
+            f"{_t5_attrs(max_distance, bidirectional)} : {table_type} -> {result_type}\n")
+    config = dict(num_buckets=num_buckets, max_distance=max_distance,
+                  bidirectional=bidirectional)
+    return _function(name, [("table", table_type)] + sizes, result_type, body, "%bias",
+                     config)
+
+
+def t5_attention(batch, heads, seq, head_dim, num_buckets=32, *, kv_seq=SAME_AS_SEQ,
+                 max_distance=128, bidirectional=False, causal=False, scale=None,
+                 dtype="f32", value_dim=None, name="t5_attention"):
+    """A T5-style attention block: the bucketed relative bias from the learned
+    ``table [num_buckets, heads]`` added to the scores::
+
+        out = attention(q, k, v, bias = t5_bias(table)[heads, seq, kv_seq], causal)
+
+    Encoders set ``bidirectional``; decoder self-attention sets ``causal``.
+    T5 itself does not scale the scores: pass ``scale=1.0`` for it (the
+    default is attention's 1/sqrt(head_dim)). Shapes: query ``[batch, heads,
+    seq, head_dim]``, key/value ``[batch, heads, kv_seq, head_dim /
+    value_dim]``; ``batch``, ``seq``, ``kv_seq`` may be None. Arguments
+    ``(query, key, value, table)``; the table has the element type ``dtype``."""
+    batch = _check_size(batch, "batch")
+    heads = _check_size(heads, "heads", dynamic_ok=False)
+    seq = _check_size(seq, "seq")
+    head_dim = _check_size(head_dim, "head_dim", dynamic_ok=False)
+    num_buckets = _check_size(num_buckets, "num_buckets", dynamic_ok=False)
+    kv_seq = seq if kv_seq is SAME_AS_SEQ else _check_size(kv_seq, "kv_seq")
+    value_dim = head_dim if value_dim is None else _check_size(
+        value_dim, "value_dim", dynamic_ok=False)
+    dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
+
+    q_type = _tensor([batch, heads, seq, head_dim], dtype)
+    k_type = _tensor([batch, heads, kv_seq, head_dim], dtype)
+    v_type = _tensor([batch, heads, kv_seq, value_dim], dtype)
+    out_type = _tensor([batch, heads, seq, value_dim], dtype)
+    table_type = _tensor([num_buckets, heads], dtype)
+    bias_type = _tensor([heads, seq, kv_seq], dtype)
+    body, operands = _bias_sizes(seq, kv_seq, q_type, k_type)
+    body += (f"  %bias = posenc.t5_bias %table{operands}"
+             f"{_t5_attrs(max_distance, bidirectional)} : {table_type} -> {bias_type}\n")
+    body += (f"  %out = posenc.attention %query, %key, %value bias(%bias : {bias_type})"
+             f"{_attention_attrs(causal, scale)}\n"
+             f"      : {q_type}, {k_type}, {v_type} -> {out_type}\n")
+    arguments = [("query", q_type), ("key", k_type), ("value", v_type),
+                 ("table", table_type)]
+    config = dict(num_buckets=num_buckets, max_distance=max_distance,
+                  bidirectional=bidirectional, causal=causal, scale=scale)
+    return _function(name, arguments, out_type, body, "%out", config)
