@@ -2,12 +2,15 @@
 """A decode loop over one KV cache, updated in place from Python.
 
 One compiled step function takes the key/value caches as memrefs (numpy
-arrays the step writes through), the new token's query/key/value rows and
-its position. It rotates the new key and query rows (RoPE at the token's
+arrays the step writes through), the new token's query/key/value rows, its
+position (per-batch positions [B, 1]) and the cache length after the step
+(kv_lengths [B]). It rotates the new key and query rows (RoPE at the token's
 position), appends the key/value rows into the caches at that position
 (tensor.insert_slice in destination-passing style: written into the caller's
-arrays, the cache is never copied), and attends over the first t+1 cached
-rows (GQA, causal). The same two numpy arrays serve every step.
+arrays, the cache is never copied), and attends over the whole preallocated
+cache with kv_lengths = t+1, so only the first t+1 rows are read (GQA,
+causal; SPEC.md "attention over a KV cache"). The same two numpy arrays
+serve every step.
 
 Each step is checked against posenc.reference (float64, from SPEC.md):
 the cache row written must be the rotated key, and the output the attention
@@ -31,28 +34,22 @@ HQ, HKV, D, SMAX = 4, 2, 32, 64
 def step_program():
     cache = f"memref<1x{HKV}x{SMAX}x{D}xf32>"
     cache_t = f"tensor<1x{HKV}x{SMAX}x{D}xf32>"
-    view_t = f"tensor<1x{HKV}x?x{D}xf32>"
     q_t, row_t = f"tensor<1x{HQ}x1x{D}xf32>", f"tensor<1x{HKV}x1x{D}xf32>"
     out = f"memref<1x{HQ}x1x{D}xf32>"
     return f"""
 func.func @step(%cache_k: {cache}, %cache_v: {cache}, %q: {q_t}, %k_new: {row_t},
-                %v_new: {row_t}, %pos: tensor<1xi32>, %t: index, %out: {out}) {{
-  %c1 = arith.constant 1 : index
+                %v_new: {row_t}, %pos: tensor<1x1xi32>, %t: index, %len: tensor<1xi32>,
+                %out: {out}) {{
   %ck = bufferization.to_tensor %cache_k restrict writable : {cache} to {cache_t}
   %cv = bufferization.to_tensor %cache_v restrict writable : {cache} to {cache_t}
-  %kr = posenc.rope %k_new, %pos layout half : {row_t}, tensor<1xi32>
-  %qr = posenc.rope %q, %pos layout half : {q_t}, tensor<1xi32>
+  %kr = posenc.rope %k_new, %pos layout half : {row_t}, tensor<1x1xi32>
+  %qr = posenc.rope %q, %pos layout half : {q_t}, tensor<1x1xi32>
   %k2 = tensor.insert_slice %kr into %ck[0, 0, %t, 0] [1, {HKV}, 1, {D}] [1, 1, 1, 1]
       : {row_t} into {cache_t}
   %v2 = tensor.insert_slice %v_new into %cv[0, 0, %t, 0] [1, {HKV}, 1, {D}] [1, 1, 1, 1]
       : {row_t} into {cache_t}
-  %len = arith.addi %t, %c1 : index
-  %kseen = tensor.extract_slice %k2[0, 0, 0, 0] [1, {HKV}, %len, {D}] [1, 1, 1, 1]
-      : {cache_t} to {view_t}
-  %vseen = tensor.extract_slice %v2[0, 0, 0, 0] [1, {HKV}, %len, {D}] [1, 1, 1, 1]
-      : {cache_t} to {view_t}
-  %o = posenc.attention %qr, %kseen, %vseen {{causal}}
-      : {q_t}, {view_t}, {view_t} -> {q_t}
+  %o = posenc.attention %qr, %k2, %v2 kv_lengths(%len : tensor<1xi32>) {{causal}}
+      : {q_t}, {cache_t}, {cache_t} -> {q_t}
   bufferization.materialize_in_destination %k2 in restrict writable %cache_k
       : ({cache_t}, {cache}) -> ()
   bufferization.materialize_in_destination %v2 in restrict writable %cache_v
@@ -84,8 +81,8 @@ def main(argv=None):
         q = rng.standard_normal((1, HQ, 1, D), dtype=np.float32)
         k_new = rng.standard_normal((1, HKV, 1, D), dtype=np.float32)
         v_new = rng.standard_normal((1, HKV, 1, D), dtype=np.float32)
-        pos = np.array([t], np.int32)
-        step(cache_k, cache_v, q, k_new, v_new, pos, t, out)
+        pos = np.array([[t]], np.int32)
+        step(cache_k, cache_v, q, k_new, v_new, pos, t, np.array([t + 1], np.int32), out)
         keys.append(ref.rope(k_new, pos, "half"))
         values.append(v_new.astype(np.float64))
         check(cache_k[:, :, t:t + 1], keys[-1], f"step {t}: cached key row", 1e-5, 1e-5)

@@ -135,6 +135,8 @@ void posenc::buildPosencToNVVMPipeline(
   }
   if (options.raise)
     pm.addPass(createPosencRaisePass());
+  // The KV-cache forms are CPU-only so far: an error naming the form.
+  pm.addPass(createPosencGpuCheckKVCacheFormsPass());
 
   // Tensor level: the CPU pipeline's passes. Attention (with the encodings
   // it absorbs) as posenc.fused_attention, decomposed flash-style into a

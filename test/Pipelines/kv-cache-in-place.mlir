@@ -57,3 +57,33 @@ func.func @decode_step(%cache_k: memref<1x2x64x32xf32>, %cache_v: memref<1x2x64x
   bufferization.materialize_in_destination %o in restrict writable %out : (tensor<1x4x1x32xf32>, memref<1x4x1x32xf32>) -> ()
   return
 }
+
+// -----
+
+// The same decode step attending over the whole preallocated cache with
+// kv_lengths (no extract_slice of the rows so far) and the new rows rotated
+// at per-batch positions [B, 1]: still written into views of the caller's
+// caches, which are read in place and never copied.
+
+// CHECK-LABEL: func.func @decode_step_kv_lengths(
+// CHECK-SAME: %[[CK:[a-z0-9]+]]: memref<1x2x64x32xf32>, %[[CV:[a-z0-9]+]]: memref<1x2x64x32xf32>
+// CHECK-NOT: memref<1x2x64x32xf32>{{$}}
+// CHECK-DAG: memref.subview %[[CK]][0, 0, %{{.*}}, 0] [1, 2, 1, 32] [1, 1, 1, 1]
+// CHECK-DAG: memref.subview %[[CV]][0, 0, %{{.*}}, 0] [1, 2, 1, 32] [1, 1, 1, 1]
+// CHECK-NOT: memref<1x2x64x32xf32>{{$}}
+// CHECK: return
+func.func @decode_step_kv_lengths(%cache_k: memref<1x2x64x32xf32>, %cache_v: memref<1x2x64x32xf32>,
+                                  %q: tensor<1x4x1x32xf32>, %k_new: tensor<1x2x1x32xf32>, %v_new: tensor<1x2x1x32xf32>,
+                                  %pos: tensor<1x1xi32>, %at: index, %len: tensor<1xi32>, %out: memref<1x4x1x32xf32>) {
+  %ck = bufferization.to_tensor %cache_k restrict writable : memref<1x2x64x32xf32> to tensor<1x2x64x32xf32>
+  %cv = bufferization.to_tensor %cache_v restrict writable : memref<1x2x64x32xf32> to tensor<1x2x64x32xf32>
+  %kr = posenc.rope %k_new, %pos layout half : tensor<1x2x1x32xf32>, tensor<1x1xi32>
+  %k2 = tensor.insert_slice %kr into %ck[0, 0, %at, 0] [1, 2, 1, 32] [1, 1, 1, 1] : tensor<1x2x1x32xf32> into tensor<1x2x64x32xf32>
+  %v2 = tensor.insert_slice %v_new into %cv[0, 0, %at, 0] [1, 2, 1, 32] [1, 1, 1, 1] : tensor<1x2x1x32xf32> into tensor<1x2x64x32xf32>
+  %qr = posenc.rope %q, %pos layout half : tensor<1x4x1x32xf32>, tensor<1x1xi32>
+  %o = posenc.attention %qr, %k2, %v2 kv_lengths(%len : tensor<1xi32>) {causal} : tensor<1x4x1x32xf32>, tensor<1x2x64x32xf32>, tensor<1x2x64x32xf32> -> tensor<1x4x1x32xf32>
+  bufferization.materialize_in_destination %k2 in restrict writable %cache_k : (tensor<1x2x64x32xf32>, memref<1x2x64x32xf32>) -> ()
+  bufferization.materialize_in_destination %v2 in restrict writable %cache_v : (tensor<1x2x64x32xf32>, memref<1x2x64x32xf32>) -> ()
+  bufferization.materialize_in_destination %o in restrict writable %out : (tensor<1x4x1x32xf32>, memref<1x4x1x32xf32>) -> ()
+  return
+}

@@ -23,15 +23,23 @@ def PosencToLinalgPass : Pass<"posenc-to-linalg"> {
     mode); dynamic NTK and LongRoPE compute theirs at run time from
     L = max(positions) + 1.
 
+    The KV-cache forms (docs/spec.md, "attention over a KV cache") are
+    lowered too: `kv_lengths` masks the keys past each sequence's length and
+    aligns the causal mask at it, per-batch RoPE positions `[B, S]` are read
+    by the batch index, and f16/bf16 key/value under an f32 query are
+    extended element by element like any half operand.
+
     Run-time shape checks: when a dynamic size of one operand must equal a
     size of another (e.g. the length of `positions` and the sequence dim of
-    the RoPE input), a `cf.assert` reports a mismatch at run time.
+    the RoPE input), a `cf.assert` reports a mismatch at run time; so does a
+    `kv_lengths` value outside `[0, Smax]` (a loop of checks over the batch).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];
 }
@@ -289,6 +297,21 @@ def PosencGpuTensorCoreAttentionPass
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
+}
+
+def PosencGpuCheckKVCacheFormsPass
+    : Pass<"posenc-gpu-check-kv-cache-forms", "::mlir::ModuleOp"> {
+  let summary = "Reports the KV-cache forms the GPU lowering does not "
+                "implement yet";
+  let description = [{
+    The first pass of `--posenc-to-nvvm`. `kv_lengths` on posenc.attention
+    or posenc.fused_attention, per-batch positions `[B, S]` on posenc.rope or
+    the fused op, and key/value of an element type other than the query's
+    (docs/spec.md, "attention over a KV cache") are lowered on the CPU
+    (`--posenc-cpu-pipeline`, fused and reference) but not by the GPU
+    kernels yet: each op that uses one is an error naming the form, and the
+    pass fails, instead of a GPU kernel that would ignore it.
+  }];
 }
 
 def PosencGpuUnrollPrivateLoopsPass

@@ -124,7 +124,8 @@ struct TensorCoreAttentionPattern : OpRewritePattern<FusedAttentionOp> {
 
   LogicalResult matchAndRewrite(FusedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    // Left to --posenc-decompose-attention, which reports the form.
+    // --posenc-gpu-check-kv-cache-forms reports these forms in the NVVM
+    // pipeline; run on its own, the pass leaves them to the decomposition.
     if (!describeUnloweredKVCacheForm(op).empty())
       return rewriter.notifyMatchFailure(op, describeUnloweredKVCacheForm(op));
     TensorCoreAttentionOptions chosen = options;

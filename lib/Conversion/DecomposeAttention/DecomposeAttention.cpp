@@ -139,6 +139,13 @@ static QueryTileTask buildGrid(OpBuilder &b, Location loc,
   task.sq = g.sq;
   task.sk = g.sk;
   task.shift = g.shift;
+  // Over a KV cache, batch b sees its own keys and causal alignment.
+  if (info.kvLengths) {
+    CacheKeyRange range =
+        buildCacheKeyRangeOfBatch(b, loc, info.kvLengths, task.lead[0], g.sq);
+    task.sk = range.length;
+    task.shift = range.shift;
+  }
   task.keyTileSize = g.keyTile;
   return task;
 }
@@ -202,8 +209,6 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
                                 PatternRewriter &rewriter) const override {
     if (schedule.queryTile <= 0 || schedule.keyTile <= 0)
       return rewriter.notifyMatchFailure(op, "tile sizes must be > 0");
-    if (!describeUnloweredKVCacheForm(op).empty())
-      return rewriter.notifyMatchFailure(op, "KV-cache form not lowered yet");
     Location loc = op.getLoc();
     MLIRContext *ctx = rewriter.getContext();
     AttentionInfo info(op);
@@ -312,8 +317,7 @@ struct PosencDecomposeAttentionPass
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
     WalkResult left = getOperation()->walk([](FusedAttentionOp op) {
-      if (succeeded(rejectUnloweredKVCacheForm(op)))
-        op.emitOpError("could not be decomposed");
+      op.emitOpError("could not be decomposed");
       return WalkResult::interrupt();
     });
     if (left.wasInterrupted())

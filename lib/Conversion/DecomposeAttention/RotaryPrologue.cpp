@@ -162,12 +162,20 @@ Value posenc::decompose::loadTile(OpBuilder &b, Location loc, Value source,
   Value tile = extractRowTile(b, loc, source, lead, start, size);
   Value posTile;
   if (rope) {
+    // [S] positions, or per batch [B, S]: the row of this tile's batch.
     auto posType = cast<RankedTensorType>(positions.getType());
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (Value l : tableLead(positions, 1, lead)) {
+      offsets.push_back(l);
+      sizes.push_back(b.getIndexAttr(1));
+    }
+    offsets.push_back(start);
+    sizes.push_back(size);
+    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
     posTile = tensor::ExtractSliceOp::create(
         b, loc,
         RankedTensorType::get({staticSize(size)}, posType.getElementType()),
-        positions, ArrayRef<OpFoldResult>{start}, ArrayRef<OpFoldResult>{size},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+        positions, offsets, sizes, strides);
   }
   return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
 }
@@ -183,8 +191,9 @@ posenc::decompose::rotaryTables(OpBuilder &b, Location loc, RotaryAttr rope,
 Value posenc::decompose::vectorPrologue(OpBuilder &b, Location loc, Value tile,
                                         RotaryAttr rope, Value cosTile,
                                         Value sinTile, FloatType c) {
-  auto type = cast<RankedTensorType>(tile.getType());
-  if (!rope && type.getElementType() == c)
+  // Without RoPE a half K/V tile stays half: the contractions extend each
+  // element in registers (no converted copy in memory).
+  if (!rope)
     return tile;
   if (rope && rope.getLayout() == Layout::half)
     return applyHalfRotaryBySlices(b, loc, tile, rope, cosTile, sinTile, c);

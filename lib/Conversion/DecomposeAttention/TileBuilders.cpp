@@ -30,7 +30,8 @@ AttentionInfo::AttentionInfo(FusedAttentionOp op)
       c(op.getComputeType()), scale(op.getScaleOrDefault()),
       causal(op.getCausal()), relKey(op.getRelKey()),
       relValue(op.getRelValue()), maxDist(op.getMaxRelativeDistance()),
-      qRope(op.getQRopeAttr()), kRope(op.getKRopeAttr()) {}
+      qRope(op.getQRopeAttr()), kRope(op.getKRopeAttr()),
+      kvLengths(op.getKvLengths()) {}
 
 //===----------------------------------------------------------------------===//
 // Tile plumbing
@@ -76,6 +77,13 @@ Value posenc::decompose::extractRowTile(OpBuilder &b, Location loc,
       {staticSize(rows), type.getDimSize(rank - 1)}, type.getElementType());
   return tensor::ExtractSliceOp::create(b, loc, tileType, source, offsets,
                                         sizes, strides);
+}
+
+SmallVector<Value> posenc::decompose::tableLead(Value table, int64_t perOpRank,
+                                               ArrayRef<Value> lead) {
+  if (cast<RankedTensorType>(table.getType()).getRank() == perOpRank)
+    return {};
+  return {lead.front()};
 }
 
 /// The attribute by which the CPU vector layout asks
@@ -172,8 +180,8 @@ Value posenc::decompose::contract(OpBuilder &b, Location loc, FloatType c,
       b, loc, ValueRange{lhs, rhs}, init,
       {mapOf(ctx, 3, lhsDims), mapOf(ctx, 3, rhsDims), mapOf(ctx, 3, {0, 1})},
       iterators(2, 1), [&](OpBuilder &b, Location loc, ValueRange a) {
-        Value prod =
-            arith::MulFOp::create(b, loc, a[0], castFloat(b, loc, a[1], c));
+        Value prod = arith::MulFOp::create(b, loc, castFloat(b, loc, a[0], c),
+                                           castFloat(b, loc, a[1], c));
         yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
       });
 }

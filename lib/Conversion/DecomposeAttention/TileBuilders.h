@@ -51,6 +51,8 @@ struct AttentionInfo {
   mlir::Value relKey, relValue;
   int64_t maxDist;
   RotaryAttr qRope, kRope;
+  /// kv_lengths (attention over a KV cache), or null.
+  mlir::Value kvLengths;
 };
 
 /// The tile sizes and layout of the decomposition (DecomposeAttention.cpp
@@ -80,7 +82,9 @@ struct QueryTileTask {
   llvm::SmallVector<mlir::Value> lead, kvLead;
   /// The query rows [qStart, qStart + qSize).
   mlir::Value qStart, qSize;
-  /// Sq, Sk and shift = Sk - Sq.
+  /// Sq, the keys that exist (Sk, or kv_lengths[b] over a KV cache) and
+  /// the causal shift (Sk - Sq, or kv_lengths[b] - Sq): AttentionUtils'
+  /// CacheKeyRange.
   mlir::Value sq, sk, shift;
   /// The key tile size as an index value (built before the grid).
   mlir::Value keyTileSize;
@@ -115,6 +119,12 @@ int64_t staticSize(mlir::OpFoldResult ofr);
 
 /// Extracts the 2-d tile [lead..., start : start+size, 0 : cols] of `source`
 /// as a rank-reduced tensor<size x cols>.
+/// The lead indices of a RoPE table or positions tensor for a tile at
+/// `lead`: none for per-op tables ([S, ...]), the batch lead[0] for
+/// per-batch ones (one more dim than `perOpRank`).
+llvm::SmallVector<mlir::Value> tableLead(mlir::Value table, int64_t perOpRank,
+                                         llvm::ArrayRef<mlir::Value> lead);
+
 mlir::Value extractRowTile(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value source, llvm::ArrayRef<mlir::Value> lead,
                            mlir::Value start, mlir::Value size);
@@ -150,7 +160,8 @@ mlir::Value applyScoreMod(mlir::OpBuilder &b, FusedAttentionOp op,
 
 /// init + lhs rhs over the loops (i, j, k) of a contraction: `lhs` and
 /// `rhs` indexed by the loop dims `lhsDims` and `rhsDims`, `init` by (i, j);
-/// rhs converted to the compute type `c`.
+/// both converted to the compute type `c` element by element (a half K tile
+/// is read as half and extended in registers, never copied to `c`).
 mlir::Value contract(mlir::OpBuilder &b, mlir::Location loc, mlir::FloatType c,
                      mlir::Value lhs, llvm::ArrayRef<int64_t> lhsDims,
                      mlir::Value rhs, llvm::ArrayRef<int64_t> rhsDims,
@@ -220,7 +231,8 @@ rotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
              mlir::Value positions, mlir::Value invFreq, mlir::FloatType c);
 
 /// The Q/K prologue of the CPU vector layout on a [rows x D] tile with static
-/// rows: nothing for a tile of the compute type without RoPE, the slice
+/// rows: nothing without RoPE (a half tile stays half: the contractions
+/// extend each element in registers), the slice
 /// form of RoPE for `half`, the generic (gathering) form for `interleaved`,
 /// both reading cos and sin from [rows x R/2] slices of rotaryTables; every
 /// op marked for vectorization.

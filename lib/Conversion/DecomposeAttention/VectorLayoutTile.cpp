@@ -77,16 +77,18 @@ void VectorTileBuilder::buildQueryTranspose() {
     return padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
                    tq);
   };
+  auto tableRows = [&](Value table) {
+    return table ? qRows(table, tableLead(table, 2, task.lead)) : Value();
+  };
   Value qTile = vectorPrologue(b, loc, qRows(info.q, task.lead), info.qRope,
-                               qCos ? qRows(qCos, {}) : Value(),
-                               qSin ? qRows(qSin, {}) : Value(), c);
+                               tableRows(qCos), tableRows(qSin), c);
   qT = buildGeneric(
       b, loc, qTile,
       tensor::EmptyOp::create(
           b, loc, ArrayRef<OpFoldResult>{dq, b.getIndexAttr(tq)}, c),
       {mapOf(ctx, 2, {1, 0}), AffineMap::getMultiDimIdentityMap(2, ctx)},
       iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
-        yieldValue(b, loc, a[0]);
+        yieldValue(b, loc, castFloat(b, loc, a[0], c));
       });
   markVectorTile(qT, {16, 16});
 }
@@ -149,10 +151,11 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
 
 Value VectorTileBuilder::keyRows(Value source, Value kStart, Value kSize,
                                  bool tail) {
-  // K/V carry the lead dims, the RoPE tables only rows.
-  ArrayRef<Value> at = cast<RankedTensorType>(source.getType()).getRank() == 2
-                           ? ArrayRef<Value>()
-                           : ArrayRef<Value>(task.kvLead);
+  // K/V carry the lead dims, the RoPE tables only rows (per batch: the
+  // batch and rows).
+  SmallVector<Value> at = source == info.k || source == info.v
+                              ? SmallVector<Value>(task.kvLead)
+                              : tableLead(source, 2, task.kvLead);
   Value t = extractRowTile(b, loc, source, at, kStart, kSize);
   return tail ? padRows(b, loc, t, tk) : t;
 }
@@ -247,9 +250,10 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
         if (info.causal)
           masked = buildCausalMask(b, loc, i, j, shift);
         if (tail) {
-          // Padded keys: past Sk, or past the end of a split.
-          Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                             j, task.keyEnd ? kEnd : sk);
+          // Padded keys: past Sk (a sequence's length over a KV cache), or
+          // past the end of a split.
+          Value past =
+              buildPastLengthMask(b, loc, j, task.keyEnd ? kEnd : sk);
           masked = masked ? arith::OrIOp::create(b, loc, masked, past) : past;
         }
         if (masked)

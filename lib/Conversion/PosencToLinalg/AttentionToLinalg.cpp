@@ -193,8 +193,6 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
   LogicalResult
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(rejectUnloweredKVCacheForm(op)))
-      return failure();
     Location loc = op.getLoc();
     Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
     auto qType = cast<RankedTensorType>(q.getType());
@@ -207,6 +205,9 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
     MLIRContext *ctx = rewriter.getContext();
     buildAttentionShapeChecks(rewriter, loc, "posenc.attention", q, k, v,
                               shape.groupedDim);
+    Value kvLengths = adaptor.getKvLengths();
+    if (kvLengths)
+      buildKVLengthsChecks(rewriter, loc, "posenc.attention", kvLengths, q, k);
 
     Value raw = buildQKProduct(rewriter, loc, q, k, shape, f);
 
@@ -233,6 +234,11 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
       inputs.push_back(bias);
       maps.push_back(mapOf(rank, exprs, ctx));
     }
+    // Over a KV cache: kv_lengths[b] read per score (b = loop dim 0).
+    if (kvLengths) {
+      inputs.push_back(kvLengths);
+      maps.push_back(mapOf(rank, {getAffineDimExpr(0, ctx)}, ctx));
+    }
     maps.push_back(identity);
     Value sq = tensor::DimOp::create(rewriter, loc, q, n);
     Value sk = tensor::DimOp::create(rewriter, loc, k, n);
@@ -249,9 +255,14 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
                                           floatConst(b, loc, f, scale));
           if (bias)
             s = arith::AddFOp::create(b, loc, s, castFloat(b, loc, args[1], f));
-          if (causal) {
-            Value i = linalg::IndexOp::create(b, loc, n);
-            Value j = linalg::IndexOp::create(b, loc, n + 1);
+          Value i = linalg::IndexOp::create(b, loc, n);
+          Value j = linalg::IndexOp::create(b, loc, n + 1);
+          if (kvLengths) {
+            CacheKeyRange range =
+                buildCacheKeyRange(b, loc, args[inputs.size() - 1], sq);
+            s = buildMaskedScore(
+                b, loc, buildCacheMask(b, loc, i, j, range, causal), s);
+          } else if (causal) {
             s = buildMaskedScore(b, loc, buildCausalMask(b, loc, i, j, shift),
                                  s);
           }

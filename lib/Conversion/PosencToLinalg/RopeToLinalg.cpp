@@ -119,8 +119,6 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
   LogicalResult
   matchAndRewrite(RopeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(rejectUnloweredKVCacheForm(op)))
-      return failure();
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     Value positions = adaptor.getPositions();
@@ -133,16 +131,25 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
     FloatType angleType = exact ? rewriter.getF64Type() : rewriter.getF32Type();
     double attentionFactor = op.getEffectiveAttentionFactor();
 
-    assertDimsEqual(rewriter, loc, positions, 0, input, rank - 2,
+    // positions [S], or per batch [B, S] (row b for batch b).
+    bool perBatch =
+        cast<RankedTensorType>(positions.getType()).getRank() == 2;
+    assertDimsEqual(rewriter, loc, positions, perBatch ? 1 : 0, input,
+                    rank - 2,
                     "posenc.rope: length of 'positions' differs from the "
                     "sequence dim of 'input'");
+    buildPerBatchPositionsCheck(rewriter, loc, "posenc.rope", positions,
+                                input);
     Value invFreq =
         buildRopeInvFreqTable(rewriter, loc, op, positions, angleType);
 
     MLIRContext *ctx = rewriter.getContext();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    AffineMap posMap =
-        AffineMap::get(rank, 0, {getAffineDimExpr(rank - 2, ctx)}, ctx);
+    SmallVector<AffineExpr> posExprs;
+    if (perBatch)
+      posExprs.push_back(getAffineDimExpr(0, ctx));
+    posExprs.push_back(getAffineDimExpr(rank - 2, ctx));
+    AffineMap posMap = AffineMap::get(rank, 0, posExprs, ctx);
     Value init = tensor::EmptyOp::create(
         rewriter, loc, mixedSizes(rewriter, loc, input), elemType);
 

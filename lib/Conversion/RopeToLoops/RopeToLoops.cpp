@@ -127,6 +127,16 @@ private:
   Value rowStart, numRows, cosTable, sinTable;
   /// Lead indices of the loops around the current row.
   SmallVector<Value> lead;
+  /// Per-batch positions [B, S]: the forall also runs over the batch, whose
+  /// index is lead[0]; the block's output slice holds that one batch.
+  bool perBatch = false;
+  /// The output indices of lead dims (lead, with the batch at 0 per batch).
+  SmallVector<Value> outLead(Value r, Value col) const {
+    SmallVector<Value> idx = withTail(lead, r, col);
+    if (perBatch)
+      idx[0] = zero;
+    return idx;
+  }
 };
 
 StandaloneRopeBuilder::StandaloneRopeBuilder(OpBuilder &b, RopeOp op,
@@ -148,18 +158,14 @@ StandaloneRopeBuilder::StandaloneRopeBuilder(OpBuilder &b, RopeOp op,
   angleType = op.getPrecision() == AnglePrecision::exact ? b.getF64Type()
                                                           : b.getF32Type();
   attentionFactor = op.getEffectiveAttentionFactor();
+  perBatch = cast<RankedTensorType>(positions.getType()).getRank() == 2;
 }
 
 void StandaloneRopeBuilder::checkPositionsLength() {
-  auto posType = cast<RankedTensorType>(positions.getType());
-  if (!posType.isDynamicDim(0) && !inputType.isDynamicDim(rank - 2))
-    return;
-  Value a = tensor::DimOp::create(b, loc, positions, 0);
-  Value c = tensor::DimOp::create(b, loc, input, rank - 2);
-  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
-  cf::AssertOp::create(b, loc, eq,
-                       "posenc.rope: length of 'positions' differs from "
-                       "the sequence dim of 'input'");
+  assertDimsEqual(b, loc, positions, perBatch ? 1 : 0, input, rank - 2,
+                  "posenc.rope: length of 'positions' differs from the "
+                  "sequence dim of 'input'");
+  buildPerBatchPositionsCheck(b, loc, "posenc.rope", positions, input);
 }
 
 int64_t StandaloneRopeBuilder::rowsPerBlock() {
@@ -180,7 +186,10 @@ std::pair<Value, Value> StandaloneRopeBuilder::buildTables(int64_t rows) {
       b, loc, zero, numRows, one, ValueRange{cos0, sin0},
       [&](OpBuilder &b, Location loc, Value r, ValueRange iter) {
         Value s = arith::AddIOp::create(b, loc, rowStart, r);
-        Value pos = tensor::ExtractOp::create(b, loc, positions, s);
+        SmallVector<Value> at = {s};
+        if (perBatch)
+          at.insert(at.begin(), lead[0]);
+        Value pos = tensor::ExtractOp::create(b, loc, positions, at);
         Value posVec = vector::BroadcastOp::create(
             b, loc, VectorType::get({half}, posElem), pos);
         Value inv = readVector(b, loc, invFreq, {zero}, half);
@@ -213,7 +222,7 @@ Value StandaloneRopeBuilder::rotateInterleavedRow(OpBuilder &b, Location loc,
     Value rot = applyRotaryBySignedSin(b, loc, x, y, c, sn);
     out = writeVector(b, loc,
                       castFloat(b, loc, rot, VectorType::get({w}, elemType)),
-                      out, withTail(lead, r, col));
+                      out, outLead(r, col));
   }
   return out;
 }
@@ -236,9 +245,9 @@ Value StandaloneRopeBuilder::rotateHalfRow(OpBuilder &b, Location loc,
     auto [outA, outB] = applyHalfRotaryToRow(b, loc, a, bv, c, sn);
     auto elemVec = VectorType::get({w}, elemType);
     out = writeVector(b, loc, castFloat(b, loc, outA, elemVec), out,
-                      withTail(lead, r, colA));
+                      outLead(r, colA));
     out = writeVector(b, loc, castFloat(b, loc, outB, elemVec), out,
-                      withTail(lead, r, colB));
+                      outLead(r, colB));
   }
   return out;
 }
@@ -253,7 +262,7 @@ Value StandaloneRopeBuilder::rotateRow(OpBuilder &b, Location loc, Value out,
     int64_t w = std::min(kChunk, headDim - c0);
     Value col = indexConst(b, loc, c0);
     Value x = readVector(b, loc, input, withTail(lead, s, col), w);
-    out = writeVector(b, loc, x, out, withTail(lead, r, col));
+    out = writeVector(b, loc, x, out, outLead(r, col));
   }
   return out;
 }
@@ -293,13 +302,18 @@ Value StandaloneRopeBuilder::build() {
   Value numBlocks = arith::CeilDivUIOp::create(b, loc, seqLen, rowsC);
   Value init = tensor::EmptyOp::create(b, loc, sizes, elemType);
 
-  auto forall = scf::ForallOp::create(b, loc,
-                                      ArrayRef<OpFoldResult>{numBlocks},
-                                      ValueRange{init}, std::nullopt);
+  // Per batch, the tables depend on the batch too: one block per (b, rows).
+  SmallVector<OpFoldResult> grid = {numBlocks};
+  if (perBatch)
+    grid.insert(grid.begin(), sizes[0]);
+  auto forall =
+      scf::ForallOp::create(b, loc, grid, ValueRange{init}, std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
+  if (perBatch)
+    lead.push_back(forall.getInductionVars()[0]);
   rowStart =
-      arith::MulIOp::create(b, loc, forall.getInductionVars()[0], rowsC);
+      arith::MulIOp::create(b, loc, forall.getInductionVars().back(), rowsC);
   numRows = arith::MinUIOp::create(
       b, loc, rowsC, arith::SubIOp::create(b, loc, seqLen, rowStart));
   std::tie(cosTable, sinTable) = buildTables(rows);
@@ -310,10 +324,14 @@ Value StandaloneRopeBuilder::build() {
   offsets[rank - 2] = rowStart;
   SmallVector<OpFoldResult> blockSizes(sizes);
   blockSizes[rank - 2] = numRows;
+  if (perBatch) {
+    offsets[0] = lead[0];
+    blockSizes[0] = b.getIndexAttr(1);
+  }
   SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
   Value outBlock = tensor::ExtractSliceOp::create(b, loc, shared, offsets,
                                                   blockSizes, strides);
-  Value outTile = buildLoops(b, loc, 0, outBlock);
+  Value outTile = buildLoops(b, loc, perBatch ? 1 : 0, outBlock);
 
   b.setInsertionPointToStart(forall.getTerminator().getBody());
   tensor::ParallelInsertSliceOp::create(b, loc, outTile, shared, offsets,
@@ -327,9 +345,6 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
 
   LogicalResult matchAndRewrite(RopeOp op,
                                 PatternRewriter &rewriter) const override {
-    // Left to the reference lowering, which reports the form.
-    if (!describeUnloweredKVCacheForm(op).empty())
-      return rewriter.notifyMatchFailure(op, describeUnloweredKVCacheForm(op));
     // Larger head dims would unroll into too many chunks.
     if (op.getHeadDim() > kMaxHeadDim)
       return rewriter.notifyMatchFailure(

@@ -434,7 +434,7 @@ LogicalResult RelPosAttentionOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// KV-cache forms not lowered yet
+// KV-cache forms the GPU lowering does not implement yet
 //===----------------------------------------------------------------------===//
 
 static bool isPerBatch(Value positions) {
@@ -455,8 +455,8 @@ static bool hasMixedKeyValueType(Value query, Value key) {
 std::string posenc::describeUnloweredKVCacheForm(Operation *op) {
   auto form = [](StringRef what) {
     return "uses " + what.str() +
-           " (SPEC.md: attention over a KV cache), which this lowering does "
-           "not implement yet";
+           " (SPEC.md: attention over a KV cache), which the GPU lowering "
+           "does not implement yet";
   };
   if (auto rope = dyn_cast<RopeOp>(op))
     return isPerBatch(rope.getPositions()) ? form("per-batch positions (B x S)")

@@ -9,8 +9,10 @@
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
@@ -47,6 +49,34 @@ Value posenc::buildCausalKeyBound(OpBuilder &b, Location loc, Value rowEnd,
                                   Value shift) {
   Value lastAllowed = arith::AddIOp::create(b, loc, rowEnd, shift);
   return arith::MaxSIOp::create(b, loc, lastAllowed, indexConst(b, loc, 0));
+}
+
+CacheKeyRange posenc::buildCacheKeyRange(OpBuilder &b, Location loc,
+                                         Value lengthElement, Value sq) {
+  CacheKeyRange r;
+  r.length = arith::IndexCastOp::create(b, loc, b.getIndexType(), lengthElement);
+  r.shift = arith::SubIOp::create(b, loc, r.length, sq);
+  return r;
+}
+
+CacheKeyRange posenc::buildCacheKeyRangeOfBatch(OpBuilder &b, Location loc,
+                                                Value kvLengths, Value batch,
+                                                Value sq) {
+  Value element = tensor::ExtractOp::create(b, loc, kvLengths, batch);
+  return buildCacheKeyRange(b, loc, element, sq);
+}
+
+Value posenc::buildPastLengthMask(OpBuilder &b, Location loc, Value j,
+                                  Value length) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, length);
+}
+
+Value posenc::buildCacheMask(OpBuilder &b, Location loc, Value i, Value j,
+                             const CacheKeyRange &range, bool causal) {
+  // Causal: j > i + length - Sq already excludes every j >= length.
+  if (causal)
+    return buildCausalMask(b, loc, i, j, range.shift);
+  return buildPastLengthMask(b, loc, j, range.length);
 }
 
 Value posenc::buildShawBucket(OpBuilder &b, Location loc, Value dist,
@@ -161,11 +191,14 @@ static Value buildSequenceLength(OpBuilder &b, Location loc, Value positions) {
       arith::ConstantOp::create(b, loc, intType, b.getIntegerAttr(intType, 0));
   Value init0 = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, intType);
   Value init = linalg::FillOp::create(b, loc, zero, init0).getResult(0);
+  // Per-batch positions [B, S]: L over every sequence, as the reference.
+  int64_t rank = posType.getRank();
   Value maxPos =
       buildGeneric(b, loc, positions, init,
-                   {AffineMap::getMultiDimIdentityMap(1, ctx),
-                    AffineMap::get(1, 0, {}, ctx)},
-                   {utils::IteratorType::reduction},
+                   {AffineMap::getMultiDimIdentityMap(rank, ctx),
+                    AffineMap::get(rank, 0, {}, ctx)},
+                   SmallVector<utils::IteratorType>(
+                       rank, utils::IteratorType::reduction),
                    [&](OpBuilder &b, Location loc, ValueRange args) {
                      Value m = arith::MaxSIOp::create(b, loc, args[0], args[1]);
                      yieldValue(b, loc, m);
@@ -253,17 +286,20 @@ std::pair<Value, Value> posenc::buildRotaryTables(OpBuilder &b, Location loc,
   FloatType angleType = cast<FloatType>(
       cast<RankedTensorType>(invFreq.getType()).getElementType());
   double attentionFactor = rope.getEffectiveAttentionFactor();
-  SmallVector<OpFoldResult> sizes = {tensor::getMixedSize(b, loc, positions, 0),
-                                     b.getIndexAttr(half)};
+  // [S] or per batch [B, S] positions: one table row per position.
+  int64_t posRank = cast<RankedTensorType>(positions.getType()).getRank();
+  int64_t rank = posRank + 1;
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, positions);
+  sizes.push_back(b.getIndexAttr(half));
   Value cosInit = tensor::EmptyOp::create(b, loc, sizes, c);
   Value sinInit = tensor::EmptyOp::create(b, loc, sizes, c);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
-  auto byRow = AffineMap::get(2, 0, {getAffineDimExpr(0, ctx)}, ctx);
-  auto byPair = AffineMap::get(2, 0, {getAffineDimExpr(1, ctx)}, ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap byRow = id.dropResult(posRank);
+  auto byPair = AffineMap::get(rank, 0, {getAffineDimExpr(posRank, ctx)}, ctx);
   auto tables = linalg::GenericOp::create(
       b, loc, TypeRange{cosInit.getType(), sinInit.getType()},
       ValueRange{positions, invFreq}, ValueRange{cosInit, sinInit},
-      ArrayRef<AffineMap>{byRow, byPair, id, id}, iterators(2),
+      ArrayRef<AffineMap>{byRow, byPair, id, id}, iterators(rank),
       [&](OpBuilder &b, Location loc, ValueRange a) {
         auto [cs, sn] = buildRotaryCosSin(b, loc, a[0], a[1], angleType, c,
                                           attentionFactor);
@@ -302,6 +338,46 @@ void posenc::buildAttentionShapeChecks(OpBuilder &b, Location loc,
                     opName + ": heads of 'value' differ from 'key'");
 }
 
+void posenc::buildKVLengthsChecks(OpBuilder &b, Location loc,
+                                  StringRef opName, Value kvLengths,
+                                  Value query, Value key) {
+  assertDimsEqual(b, loc, kvLengths, 0, query, 0,
+                  opName + ": length of 'kv_lengths' differs from the batch "
+                           "dim of 'query'");
+  int64_t seqDim = cast<RankedTensorType>(key.getType()).getRank() - 2;
+  Value smax = tensor::DimOp::create(b, loc, key, seqDim);
+  Value zero = indexConst(b, loc, 0);
+  Value numBatches = tensor::DimOp::create(b, loc, kvLengths, 0);
+  std::string message =
+      (opName + ": a 'kv_lengths' value lies outside [0, Smax] (Smax: the "
+                "sequence dim of 'key')")
+          .str();
+  scf::ForOp::create(
+      b, loc, zero, numBatches, indexConst(b, loc, 1), ValueRange{},
+      [&](OpBuilder &b, Location loc, Value batch, ValueRange) {
+        Value length = arith::IndexCastOp::create(
+            b, loc, b.getIndexType(),
+            tensor::ExtractOp::create(b, loc, kvLengths, batch));
+        Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                          length, zero);
+        Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                           length, smax);
+        cf::AssertOp::create(b, loc, arith::AndIOp::create(b, loc, low, high),
+                             message);
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+void posenc::buildPerBatchPositionsCheck(OpBuilder &b, Location loc,
+                                         const Twine &what, Value positions,
+                                         Value input) {
+  if (cast<RankedTensorType>(positions.getType()).getRank() != 2)
+    return;
+  assertDimsEqual(b, loc, positions, 0, input, 0,
+                  what + ": batch dim of per-batch positions differs from "
+                         "dim 0 of the input");
+}
+
 void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
                                               FusedAttentionOp op) {
   Location loc = op.getLoc();
@@ -313,12 +389,21 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
     groupedDim = n - 1;
   StringRef name = "posenc.fused_attention";
   buildAttentionShapeChecks(b, loc, name, q, k, op.getValue(), groupedDim);
-  if (Value p = op.getQPositions())
-    assertDimsEqual(b, loc, p, 0, q, n,
+  auto positionsLast = [](Value p) {
+    return cast<RankedTensorType>(p.getType()).getRank() - 1;
+  };
+  if (Value p = op.getQPositions()) {
+    assertDimsEqual(b, loc, p, positionsLast(p), q, n,
                     name + ": length of 'q_positions' differs from the "
                            "sequence dim of 'query'");
-  if (Value p = op.getKPositions())
-    assertDimsEqual(b, loc, p, 0, k, n,
+    buildPerBatchPositionsCheck(b, loc, name + ": 'q_positions'", p, q);
+  }
+  if (Value p = op.getKPositions()) {
+    assertDimsEqual(b, loc, p, positionsLast(p), k, n,
                     name + ": length of 'k_positions' differs from the "
                            "sequence dim of 'key'");
+    buildPerBatchPositionsCheck(b, loc, name + ": 'k_positions'", p, k);
+  }
+  if (Value lengths = op.getKvLengths())
+    buildKVLengthsChecks(b, loc, name, lengths, q, k);
 }

@@ -26,12 +26,13 @@ mlir::LogicalResult verifyKVLengths(mlir::Operation *op,
                                     mlir::RankedTensorType lengthsType,
                                     mlir::RankedTensorType queryType);
 
-/// The KV-cache forms of SPEC.md's additions that the lowerings do not
-/// implement yet: names the one `op` (posenc.attention, posenc.fused_attention
-/// or posenc.rope) uses -- `kv_lengths`, per-batch positions, or key/value of
-/// an element type other than the query's -- or returns "" when it uses none.
-/// Lowerings report it as an error rather than generate code that would
-/// ignore it.
+/// The KV-cache forms of SPEC.md's additions that the GPU lowering does not
+/// implement yet (the CPU lowerings do): names the one `op`
+/// (posenc.attention, posenc.fused_attention or posenc.rope) uses --
+/// `kv_lengths`, per-batch positions, or key/value of an element type other
+/// than the query's -- or returns "" when it uses none.
+/// --posenc-gpu-check-kv-cache-forms reports it as an error rather than let
+/// a GPU kernel ignore it.
 std::string describeUnloweredKVCacheForm(mlir::Operation *op);
 
 /// Emits describeUnloweredKVCacheForm(op) as an error on `op` and fails, or

@@ -6,6 +6,8 @@
 // cannot drift apart (the formulas are those of the op descriptions):
 //
 //   - the causal mask j > i + (Sk - Sq) and the keys it leaves to a row block,
+//   - over a KV cache (kv_lengths): the keys of batch b, j < kv_lengths[b],
+//     and the causal alignment at that length, i' = i + (kv_lengths[b] - Sq),
 //   - Shaw's bucket clamp(j - (i + Sk - Sq), -K, K) + K and T5's
 //     logarithmic bucket of the same distance,
 //   - the online-softmax step (safe max, exp against it, final division),
@@ -55,6 +57,35 @@ mlir::Value buildMaskedScore(mlir::OpBuilder &b, mlir::Location loc,
 /// end there instead of masking whole tiles.
 mlir::Value buildCausalKeyBound(mlir::OpBuilder &b, mlir::Location loc,
                                 mlir::Value rowEnd, mlir::Value shift);
+
+/// The keys one batch of attention over a KV cache sees: `length` =
+/// kv_lengths[b] as an index (keys j >= length do not exist) and `shift` =
+/// length - Sq, the causal alignment at the sequence's own end (the `shift`
+/// of buildCausalMask and buildRelativeDistance).
+struct CacheKeyRange {
+  mlir::Value length, shift;
+};
+
+/// The CacheKeyRange of `lengthElement`, an element of kv_lengths (iN), for
+/// `sq` query rows.
+CacheKeyRange buildCacheKeyRange(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value lengthElement, mlir::Value sq);
+
+/// The CacheKeyRange of batch `batch` (an index) of the tensor `kvLengths`.
+CacheKeyRange buildCacheKeyRangeOfBatch(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value kvLengths,
+                                        mlir::Value batch, mlir::Value sq);
+
+/// True where key `j` lies past the keys that exist, j >= `length`.
+mlir::Value buildPastLengthMask(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value j, mlir::Value length);
+
+/// The mask of attention over a KV cache for query row `i` and key `j`:
+/// buildPastLengthMask, or (with `causal`) buildCausalMask at the range's
+/// shift.
+mlir::Value buildCacheMask(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value i, mlir::Value j,
+                           const CacheKeyRange &range, bool causal);
 
 /// Shaw's bucket clamp(dist, -K, K) + K of the relative distance `dist`
 /// (buildRelativeDistance), K = `maxDist`: the row of rel_key / rel_value.
@@ -119,8 +150,8 @@ mlir::Value buildRopeInvFreqTable(mlir::OpBuilder &b, mlir::Location loc,
                                   mlir::FloatType angleType);
 
 /// cos and sin of the RoPE angles of every position in `positions`
-/// (tensor<S x iN>), as the two results of one linalg.generic,
-/// tensor<S x R/2 x c>, with the attention factor applied
+/// (tensor<S x iN>, or per batch tensor<B x S x iN>), as the two results of
+/// one linalg.generic, tensor<S x R/2 x c> (tensor<B x S x R/2 x c>), with the attention factor applied
 /// (buildRotaryCosSin's math), from `invFreq` (buildRotaryInvFreqConstant).
 /// Position-only tables: a tile prologue reads them instead of evaluating
 /// cos and sin for every tile it rotates.
@@ -142,8 +173,24 @@ void buildAttentionShapeChecks(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value k, mlir::Value v,
                                std::optional<int64_t> groupedDim);
 
-/// buildAttentionShapeChecks for `op`, plus the lengths of its positions.
-/// Every lowering of posenc.fused_attention emits them before its loops.
+/// Run-time checks of the `kvLengths` operand of `opName` over the cache
+/// `key` ([B, ..., Smax, D]): its length equals B (dim 0 of `query`) and
+/// every value lies in [0, Smax] (SPEC.md: a length outside is a reported
+/// run-time error; the C API returns it as an error).
+void buildKVLengthsChecks(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::StringRef opName, mlir::Value kvLengths,
+                          mlir::Value query, mlir::Value key);
+
+/// Run-time check that per-batch positions [B, S] (`positions` of rank 2)
+/// have the batch dim of `input` (dim 0); nothing for positions [S].
+void buildPerBatchPositionsCheck(mlir::OpBuilder &b, mlir::Location loc,
+                                 const llvm::Twine &what,
+                                 mlir::Value positions,
+                                 mlir::Value input);
+
+/// buildAttentionShapeChecks for `op`, plus the lengths of its positions
+/// and its kv_lengths (buildKVLengthsChecks). Every lowering of
+/// posenc.fused_attention emits them before its loops.
 void buildFusedAttentionRuntimeChecks(mlir::OpBuilder &b, FusedAttentionOp op);
 
 } // namespace posenc
