@@ -12,6 +12,12 @@ Implementations:
   reference  posenc-cpu-pipeline{reference=true}: the materializing lowering
   naive      bench/naive_attention.cpp (prefill) and bench/naive_decode.cpp
              (decode): straightforward C++ loops
+  returning, out=
+             the fused pipeline's standalone RoPE called from Python as a
+             function returning its result (`y = f(x, pos)`) and with the
+             caller's array (`f(x, pos, out=y)`), case `rope-*-call`: what
+             fresh result memory costs a returning call (issue 11: at most
+             1.2x the out= call)
 
 Decode cases (a few new query rows against a long KV cache, `decode-*`) are
 memory-bound or compute-bound depending on the host: their own table gives
@@ -76,7 +82,7 @@ class Case:
     def bytes_moved(self):
         """Compulsory traffic: inputs read once, output written once."""
         p = self.p
-        if self.kind == "rope":
+        if self.kind in ("rope", "rope_call"):
             n = int(np.prod(p["shape"]))
             return 2 * 4 * n
         s, d, h, hkv = p["s"], p["d"], p["h"], p.get("hkv", p["h"])
@@ -87,6 +93,13 @@ class Case:
         p = self.p
         if self.kind == "tosa_llama":
             return self.llama_program(impl)
+        if self.kind == "rope_call":
+            xt, s = ttype(p["shape"]), p["shape"][-2]
+            return f"""
+func.func @bench(%x: {xt}, %pos: tensor<{s}xi32>) -> {xt} {{
+  %r = posenc.rope %x, %pos layout {p['layout']} : {xt}, tensor<{s}xi32>
+  return %r : {xt}
+}}"""
         if self.kind == "rope":
             xt, mt = ttype(p["shape"]), mtype(p["shape"])
             s = p["shape"][-2]
@@ -168,7 +181,7 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
         from posenc import reference as ref
         p = self.p
         a = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in args]
-        if self.kind == "rope":
+        if self.kind in ("rope", "rope_call"):
             return ref.rope(a[0], a[1], p["layout"])
         if self.kind == "tosa_llama":
             s, d, h, hkv = p["s"], p["d"], p["h"], p["hkv"]
@@ -196,7 +209,7 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
             s, d, h, hkv = p["s"], p["d"], p["h"], p["hkv"]
             args = [rng.standard_normal((1, s, n * d), dtype=np.float32) for n in (h, hkv, hkv)]
             return args + [np.arange(s, dtype=np.int32).reshape(1, s)], None
-        if self.kind == "rope":
+        if self.kind in ("rope", "rope_call"):
             x = rng.standard_normal(p["shape"], dtype=np.float32)
             pos = np.arange(p["shape"][-2], dtype=np.int32)
             return [x, pos], np.empty_like(x)
@@ -312,6 +325,8 @@ def all_cases(quick):
     if quick:
         cases.append(Case("rope-half-small", "rope", ["fused", "reference"],
                           shape=[1, 4, 64, 32], layout="half"))
+        cases.append(Case("rope-half-small-call", "rope_call", ["returning", "out="],
+                          shape=[1, 4, 64, 32], layout="half"))
         for enc in ("plain", "rope", "alibi"):
             cases.append(Case(f"attn-{enc}-s64", "attention",
                               ["fused", "reference", "naive"], s=64, d=32, h=4,
@@ -324,6 +339,8 @@ def all_cases(quick):
     for layout in ("interleaved", "half"):
         cases.append(Case(f"rope-{layout}", "rope", ["fused", "reference"],
                           shape=[1, 32, 2048, 128], layout=layout))
+    cases.append(Case("rope-interleaved-call", "rope_call", ["returning", "out="],
+                      shape=[1, 32, 2048, 128], layout="interleaved"))
     for s in (512, 1024, 2048, 4096):
         ref = ["reference"] if s <= 512 else []
         cases.append(Case(f"attn-plain-s{s}", "attention", ["fused"] + ref + ["naive"],
@@ -399,7 +416,8 @@ def measure(case, impl, build, repeat, threads):
     else:
         import posenc
         try:
-            compiled = posenc.compile(case.program(impl), pipeline=PIPELINES[impl])
+            compiled = posenc.compile(case.program(impl),
+                                      pipeline=PIPELINES.get(impl, PIPELINES["fused"]))
         except posenc.PosencError as e:
             # The diagnostic, not the pipeline string the message starts with.
             lines = str(e).splitlines() or ["failed"]
@@ -411,8 +429,10 @@ def measure(case, impl, build, repeat, threads):
             plain = posenc.compile(case.program(), pipeline=PIPELINES["reference"])
             if plain.lowered_ir == compiled.lowered_ir:
                 return {"error": "the pipeline has no fused path yet"}
-        if case.kind == "tosa_llama":  # returns its result
+        if case.kind == "tosa_llama" or impl == "returning":  # returns its result
             fn = lambda args, out: compiled(*args)  # noqa: E731
+        elif impl == "out=":
+            fn = lambda args, out: compiled(*args, out=out)  # noqa: E731
         else:
             fn = lambda args, out: compiled(*args, out)  # noqa: E731
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -430,7 +450,7 @@ def measure(case, impl, build, repeat, threads):
     result = {"median_s": statistics.median(times), "runs": len(times),
               "peak_rss": peak, "base_rss": base_rss}
     if ARGS.check:
-        got = result_out if case.kind == "tosa_llama" else out
+        got = result_out if case.kind == "tosa_llama" or impl == "returning" else out
         result["max_err"] = float(np.max(np.abs(got - case.expected(args))))
     return result
 
@@ -569,7 +589,8 @@ def main():
     ap.add_argument("--cases", default="*", help="fnmatch pattern of case names")
     ap.add_argument("--decode", action="store_true",
                     help="only the decode cases (decode-*; --cases narrows them further)")
-    ap.add_argument("--impls", default="fused,reference,naive,raised,handwritten,unraised")
+    ap.add_argument("--impls", default="fused,reference,naive,raised,handwritten,unraised,"
+                                        "returning,out=")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--check", action="store_true",

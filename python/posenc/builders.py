@@ -237,10 +237,12 @@ def _bias_sizes(seq, kv_seq, q_type, k_type):
 
 def rope(shape, layout, *, base=10000.0, rotary_dim=None, scaling=None,
          attention_factor=None, precision=None, dtype="f32", pos_dtype="i32",
-         name="rope"):
+         per_batch_positions=False, name="rope"):
     """``posenc.rope`` on ``x : tensor<shape x dtype>`` (rank >= 2, last dim D
     static, the sequence dim ``shape[-2]`` may be None) with ``positions :
-    tensor<S x pos_dtype>``. Arguments ``(x, positions)``; the result has x's
+    tensor<S x pos_dtype>``, or with ``per_batch_positions`` (rank >= 3)
+    ``tensor<B x S x pos_dtype>``: batch b rotated at its own row (SPEC.md,
+    per-batch positions). Arguments ``(x, positions)``; the result has x's
     type. ``scaling`` is a dict as in ``posenc.reference.rope``; ``precision``
     is None (the op's default, ``fast``), ``"fast"`` or ``"exact"``."""
     if len(shape) < 2:
@@ -249,7 +251,7 @@ def rope(shape, layout, *, base=10000.0, rotary_dim=None, scaling=None,
     dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
     pos_dtype = _check_type(pos_dtype, _POSITION_TYPES, "pos_dtype")
     x_type = _tensor(shape, dtype)
-    pos_type = _tensor([shape[-2]], pos_dtype)
+    pos_type = _tensor(_positions_shape(shape, per_batch_positions), pos_dtype)
     body = _rope_op("%r", "%x", "%positions", x_type, pos_type, layout, base=base,
                     rotary_dim=rotary_dim, scaling=scaling,
                     attention_factor=attention_factor, precision=precision)
@@ -319,6 +321,15 @@ def _alibi_attrs(max_bias, num_heads, head_offset, symmetric):
     return _attr_dict(attrs)
 
 
+def _positions_shape(shape, per_batch):
+    """[S], or per batch [B, S] (B = shape[0]; rank >= 3 as the op needs)."""
+    if not per_batch:
+        return [shape[-2]]
+    if len(shape) < 3:
+        raise ValueError(f"per-batch positions need a batch dim (rank >= 3), got {tuple(shape)}")
+    return [shape[0], shape[-2]]
+
+
 def _attention_attrs(causal, scale):
     attrs = ["causal"] if causal else []
     if scale is not None:
@@ -332,7 +343,8 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
                     rope_scaling=None, layout="half", causal=True, dtype="f32", *,
                     kv_seq=SAME_AS_SEQ, rotary_dim=None, precision=None,
                     attention_factor=None, scale=None, pos_dtype="i32",
-                    value_dim=None, name="llama_attention"):
+                    value_dim=None, kv_dtype=None, kv_lengths=False,
+                    per_batch_positions=False, name="llama_attention"):
     """A LLaMA-style attention block: RoPE on queries and keys, then
     grouped-query attention (``q_heads`` a multiple of ``kv_heads``) with the
     causal mask::
@@ -354,7 +366,15 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
     "original_max_position": 8192}``), ``layout`` (``"half"``: HF
     ``rotate_half``; ``"interleaved"``: Meta's complex form), ``rotary_dim``,
     ``precision``, ``attention_factor``. Attention: ``causal``, ``scale``
-    (default 1/sqrt(head_dim))."""
+    (default 1/sqrt(head_dim)).
+
+    Attention over a KV cache (SPEC.md): ``kv_dtype`` stores key/value in
+    another element type than the query (e.g. ``"f16"`` under an f32 query;
+    default ``dtype``); ``kv_lengths=True`` adds a last argument
+    ``kv_lengths : tensor<batch x pos_dtype>`` (batch b attends to the first
+    ``kv_lengths[b]`` rows of key/value, a preallocated cache, causal mask
+    at that length); ``per_batch_positions=True`` makes the positions
+    ``[batch, S]`` (each sequence rotated at its own offset)."""
     batch = _check_size(batch, "batch")
     q_heads = _check_size(q_heads, "q_heads", dynamic_ok=False)
     kv_heads = _check_size(kv_heads, "kv_heads", dynamic_ok=False)
@@ -365,14 +385,17 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
     value_dim = head_dim if value_dim is None else _check_size(
         value_dim, "value_dim", dynamic_ok=False)
     dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
+    kv_dtype = dtype if kv_dtype is None else _check_type(kv_dtype, _FLOAT_TYPES, "kv_dtype")
     pos_dtype = _check_type(pos_dtype, _POSITION_TYPES, "pos_dtype")
 
     q_type = _tensor([batch, q_heads, seq, head_dim], dtype)
-    k_type = _tensor([batch, kv_heads, kv_seq, head_dim], dtype)
-    v_type = _tensor([batch, kv_heads, kv_seq, value_dim], dtype)
+    k_type = _tensor([batch, kv_heads, kv_seq, head_dim], kv_dtype)
+    v_type = _tensor([batch, kv_heads, kv_seq, value_dim], kv_dtype)
     out_type = _tensor([batch, q_heads, seq, value_dim], dtype)
-    q_pos_type = _tensor([seq], pos_dtype)
-    k_pos_type = _tensor([kv_seq], pos_dtype)
+    q_pos_type = _tensor(_positions_shape([batch, q_heads, seq, head_dim],
+                                          per_batch_positions), pos_dtype)
+    k_pos_type = _tensor(_positions_shape([batch, kv_heads, kv_seq, head_dim],
+                                          per_batch_positions), pos_dtype)
     arguments = [("query", q_type), ("key", k_type), ("value", v_type)]
     if shared_positions:
         arguments.append(("positions", q_pos_type))
@@ -385,7 +408,12 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
                       attention_factor=attention_factor, precision=precision)
     body = _rope_op("%q_rot", "%query", q_pos, q_type, q_pos_type, layout, **rope_attrs)
     body += _rope_op("%k_rot", "%key", k_pos, k_type, k_pos_type, layout, **rope_attrs)
-    body += (f"  %out = posenc.attention %q_rot, %k_rot, %value"
+    lengths = ""
+    if kv_lengths:
+        lengths_type = _tensor([batch], pos_dtype)
+        arguments.append(("kv_lengths", lengths_type))
+        lengths = f" kv_lengths(%kv_lengths : {lengths_type})"
+    body += (f"  %out = posenc.attention %q_rot, %k_rot, %value{lengths}"
              f"{_attention_attrs(causal, scale)}\n"
              f"      : {q_type}, {k_type}, {v_type} -> {out_type}\n")
     config = dict(layout=layout, rope_base=rope_base, rope_scaling=rope_scaling,

@@ -10,8 +10,13 @@ and returns memrefs (or several results) through a leading pointer to a
 result struct, a lone scalar by value. It is called through the
 ExecutionEngine's packed wrapper (``args[i]`` points to the i-th argument)
 by ``posencJitCall``. Result buffers are allocated by the compiled code
-(malloc; managed memory on the GPU); they are copied into fresh numpy arrays
-and freed.
+(malloc; managed memory on the GPU). On the CPU a contiguous result buffer
+becomes the returned numpy array itself (no copy: the array owns the buffer
+and frees it when it is collected); other results are copied into fresh
+arrays and their buffers freed. ``out=`` (an array, or a tuple with one entry
+per result, None for "return a new one") writes the results into the
+caller's arrays instead: C-contiguous, writeable, of the result's dtype and
+shape, and returned as the results.
 
 Types: tensors (static or dynamic dims) of f16, bf16, f32, f64, i1, i8, i16,
 i32, i64 and index, identity-layout memrefs of the same, and integer, index
@@ -39,8 +44,8 @@ import ctypes
 import numpy as np
 
 from .errors import PosencError
-from .memref import (HostMemory, TypeSpec, array_argument, copy_out, fill_descriptor,
-                     scalar_argument, scalar_result)
+from .memref import (HostMemory, TypeSpec, adopt_result, array_argument, copy_out,
+                     fill_descriptor, scalar_argument, scalar_result)
 
 __all__ = ["CompiledFunction"]
 
@@ -55,6 +60,7 @@ class _CallFrame:
         self.keep_alive = []
         self.argument_buffers = set()
         self.copies = []
+        self.out = []
 
 
 class CompiledFunction:
@@ -99,7 +105,7 @@ class CompiledFunction:
         if jit is not None and jit.ptr and self._library is not None:
             self._library.jit_destroy(jit)
 
-    def __call__(self, *args):
+    def __call__(self, *args, out=None):
         if self._jit is None:
             raise PosencError(f"@{self.name} was destroyed")
         if len(args) != len(self._arguments):
@@ -107,6 +113,7 @@ class CompiledFunction:
             raise PosencError(f"@{self.name} takes {len(self._arguments)} argument(s) "
                               f"({expected}), got {len(args)}")
         frame = _CallFrame()
+        frame.out = self._check_out(out)
         try:
             return self._call(args, frame)
         finally:
@@ -144,7 +151,7 @@ class CompiledFunction:
             return scalar_result(self._results[0], scalar.value)
         if results is None:
             return None
-        return self._collect_results(results, frame.argument_buffers)
+        return self._collect_results(results, frame.argument_buffers, frame.out)
 
     @staticmethod
     def _add_slot(frame, value):
@@ -168,15 +175,38 @@ class CompiledFunction:
         frame.argument_buffers.add(data)
         self._add_slot(frame, ctypes.c_void_p(ctypes.addressof(descriptor)))
 
-    def _collect_results(self, results, argument_buffers):
-        """The result struct as numpy values. Converts every result before
-        raising anything, so that no buffer leaks."""
+    def _check_out(self, out):
+        """``out=`` as one entry (an array or None) per result."""
+        if out is None:
+            return [None] * len(self._results)
+        outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(outs) != len(self._results):
+            raise PosencError(f"@{self.name}: out= has {len(outs)} entries for "
+                              f"{len(self._results)} result(s)")
+        for spec, array in zip(self._results, outs):
+            if array is None:
+                continue
+            if not spec.is_buffer:
+                raise PosencError(f"{spec.where}: a scalar result takes no out= array")
+            if not isinstance(array, np.ndarray) or array.dtype != spec.dtype:
+                raise PosencError(f"{spec.where}: out= must be a numpy array of dtype "
+                                  f"{spec.dtype}, got {type(array).__name__}"
+                                  f"{' of ' + str(array.dtype) if isinstance(array, np.ndarray) else ''}")
+            if not (array.flags.c_contiguous and array.flags.writeable):
+                raise PosencError(f"{spec.where}: out= must be C-contiguous and writeable")
+        return outs
+
+    def _collect_results(self, results, argument_buffers, outs):
+        """The result struct as numpy values (written into ``outs`` where
+        given). Converts every result before raising anything, so that no
+        buffer leaks."""
         outputs, freed, failure = [], set(), None
         for i, spec in enumerate(self._results):
             raw = getattr(results, f"r{i}")
             try:
                 if spec.is_buffer:
-                    outputs.append(self._array_result(spec, raw, argument_buffers, freed))
+                    outputs.append(self._array_result(spec, raw, argument_buffers, freed,
+                                                      outs[i]))
                 else:
                     outputs.append(scalar_result(spec, raw))
             except PosencError as error:
@@ -185,14 +215,21 @@ class CompiledFunction:
             raise failure
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    def _array_result(self, spec, descriptor, argument_buffers, freed):
-        array = copy_out(spec, descriptor)
+    def _array_result(self, spec, descriptor, argument_buffers, freed, out=None):
         # The buffer was allocated by the compiled code (malloc; managed
-        # memory on the GPU) and is now ours to free -- unless it is one of
-        # the arguments' buffers (a memref argument returned as is) or was
-        # freed already (a value returned twice).
+        # memory on the GPU) and is now ours -- unless it is one of the
+        # arguments' buffers (a memref argument returned as is) or was taken
+        # already (a value returned twice).
         allocated = descriptor.allocated
-        if allocated and allocated not in argument_buffers and allocated not in freed:
-            freed.add(allocated)
-            self._memory.free(allocated)
-        return array
+        owned = bool(allocated) and allocated not in argument_buffers and allocated not in freed
+        if out is None and owned and self._memory.target == "cpu":
+            array = adopt_result(spec, descriptor, self._memory.free)
+            if array is not None:
+                freed.add(allocated)
+                return array
+        try:
+            return copy_out(spec, descriptor, into=out)
+        finally:
+            if owned:
+                freed.add(allocated)
+                self._memory.free(allocated)

@@ -25,6 +25,7 @@ from .errors import PosencError
 __all__ = [
     "CopiedMemory",
     "HostMemory",
+    "adopt_result",
     "TypeSpec",
     "array_argument",
     "copy_out",
@@ -223,15 +224,70 @@ def scalar_argument(spec, value):
 
 # ------------------------------------------------------------- numpy out
 
-def copy_out(spec, descriptor):
+def _row_major_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def adopt_result(spec, descriptor, free):
+    """The result buffer ``descriptor`` points to as a numpy array that owns
+    it (``free(descriptor.allocated)`` when the array is collected), without
+    a copy; None when the layout is not row-major contiguous (the caller
+    copies then). Fresh result memory is the one cost a returning call has
+    over ``out=``: this saves the second fresh array and the copy."""
+    shape = tuple(descriptor.sizes[i] for i in range(spec.rank))
+    strides = tuple(descriptor.strides[i] for i in range(spec.rank))
+    if any(size == 0 for size in shape) or not descriptor.aligned:
+        return None
+    if any(stride != expected for size, stride, expected
+           in zip(shape, strides, _row_major_strides(shape)) if size != 1):
+        return None
+    count = 1
+    for size in shape:
+        count *= size
+    itemsize = spec.dtype.itemsize
+    start = descriptor.aligned + descriptor.offset * itemsize
+    owner = _OwnedBuffer.of(count * itemsize, start, descriptor.allocated, free)
+    return np.frombuffer(owner, dtype=spec.dtype).reshape(shape)
+
+
+class _OwnedBuffer:
+    """Buffer types (ctypes byte arrays) that free the compiled code's
+    allocation when numpy's last reference to them goes."""
+    _types = {}
+
+    @classmethod
+    def of(cls, nbytes, address, allocated, free):
+        kind = cls._types.get(nbytes)
+        if kind is None:
+            def release(self):
+                try:
+                    self._free(self._allocated)
+                except Exception:  # interpreter shutdown: the library may be gone
+                    pass
+            kind = type("ResultBuffer", (ctypes.c_byte * nbytes,), {"__del__": release})
+            cls._types[nbytes] = kind
+        buffer = kind.from_address(address)
+        buffer._allocated, buffer._free = allocated, free
+        return buffer
+
+
+def copy_out(spec, descriptor, into=None):
     """A fresh C-ordered numpy array with the elements ``descriptor`` (of
-    type ``spec``) points to, in any strided layout. The buffer itself is
+    type ``spec``) points to, in any strided layout, or those elements
+    written into ``into`` (a C-contiguous array of the result's dtype, whose
+    shape must be the result's), which is returned. The buffer itself is
     left to the caller."""
     shape = tuple(descriptor.sizes[i] for i in range(spec.rank))
     strides = tuple(descriptor.strides[i] for i in range(spec.rank))
     itemsize = spec.dtype.itemsize
+    if into is not None and into.shape != shape:
+        raise PosencError(f"{spec.where}: out= has shape {into.shape}, the result {shape}")
     if any(size == 0 for size in shape):
-        return np.empty(shape, dtype=spec.dtype)
+        return np.empty(shape, dtype=spec.dtype) if into is None else into
     if not descriptor.aligned:
         raise PosencError(f"{spec.where}: the compiled code returned a null buffer")
     low = sum(min(0, (size - 1) * stride) for size, stride in zip(shape, strides))
@@ -242,6 +298,9 @@ def copy_out(spec, descriptor):
     view = np.lib.stride_tricks.as_strided(
         flat[-low:], shape=shape,
         strides=tuple(stride * itemsize for stride in strides))
+    if into is not None:
+        np.copyto(into, view)
+        return into
     return np.array(view, copy=True, order="C")
 
 

@@ -30,6 +30,10 @@ def test_quick_bench_checks_results():
         assert err <= 1e-4, row
     # The decode table: the ISA it ran on, and the C++ baseline measured and
     # checked for each K/V element type (f16/bf16 read and widened to f32).
+    # The returning call and the out= call of the same RoPE, both checked.
+    for impl in ("returning", "out="):
+        assert any(row.startswith("| rope-half-small-call ") and f"| {impl} " in row
+                   for row in measured), r.stdout
     assert re.search(r"\| case +\| impl +\| ISA +\|", r.stdout)
     for kv in ("f32", "f16", "bf16"):
         assert any(row.startswith(f"| decode-gqa-q1-k64-{kv} ") and "| naive " in row
