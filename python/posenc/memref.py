@@ -17,6 +17,7 @@ descriptor ``{allocated, aligned, offset, sizes[rank], strides[rank]}``
 """
 
 import ctypes
+import weakref
 
 import numpy as np
 
@@ -250,29 +251,11 @@ def adopt_result(spec, descriptor, free):
         count *= size
     itemsize = spec.dtype.itemsize
     start = descriptor.aligned + descriptor.offset * itemsize
-    owner = _OwnedBuffer.of(count * itemsize, start, descriptor.allocated, free)
-    return np.frombuffer(owner, dtype=spec.dtype).reshape(shape)
-
-
-class _OwnedBuffer:
-    """Buffer types (ctypes byte arrays) that free the compiled code's
-    allocation when numpy's last reference to them goes."""
-    _types = {}
-
-    @classmethod
-    def of(cls, nbytes, address, allocated, free):
-        kind = cls._types.get(nbytes)
-        if kind is None:
-            def release(self):
-                try:
-                    self._free(self._allocated)
-                except Exception:  # interpreter shutdown: the library may be gone
-                    pass
-            kind = type("ResultBuffer", (ctypes.c_byte * nbytes,), {"__del__": release})
-            cls._types[nbytes] = kind
-        buffer = kind.from_address(address)
-        buffer._allocated, buffer._free = allocated, free
-        return buffer
+    buffer = (ctypes.c_byte * (count * itemsize)).from_address(start)
+    # Freed when numpy's last reference to the buffer goes (not at exit:
+    # the process's memory goes with it).
+    weakref.finalize(buffer, free, descriptor.allocated).atexit = False
+    return np.frombuffer(buffer, dtype=spec.dtype).reshape(shape)
 
 
 def copy_out(spec, descriptor, into=None):

@@ -94,3 +94,19 @@ def test_llama_builder_decode_over_a_cache(kv_dtype):
     want = ref.attention(ref.rope(q, qpos, "half", base=500000.0), krot, vf,
                          causal=True, kv_lengths=lengths)
     assert_close(got, want, ATOL, RTOL, f"decode, {kv_dtype} cache")
+
+
+def test_returned_buffers_are_freed_when_the_arrays_go():
+    # 600 results of 1 MiB: leaked, they would grow the peak RSS by 600 MiB.
+    import resource
+    f = posenc.compile(builders.rope([1, 8, 256, 128], "half"))
+    x = np.ones((1, 8, 256, 128), np.float32)
+    pos = np.arange(256, dtype=np.int32)
+    for _ in range(50):
+        y = f(x, pos)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for _ in range(600):
+        y = f(x, pos)
+    growth_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert growth_mib < 100, f"peak RSS grew by {growth_mib:.0f} MiB"
+    assert_close(y, ref.rope(x, pos, "half"), ATOL, RTOL, "last result")
