@@ -1,8 +1,10 @@
 """Execution of the KV-cache forms of SPEC.md's additions ("attention over a
 KV cache"): posenc.attention with `kv_lengths` over a preallocated cache,
 posenc.rope with per-batch positions [B, S], and f16/bf16 key/value under an
-f32 query, through the fused CPU path (posenc-cpu-pipeline, with the default
-and with small tiles), the scalar tile layout lowered for the CPU, and the
+f32 query, through the fused CPU path (posenc-cpu-pipeline: by default the decode
+schedule for these Sq <= 16, with GQA packing; with forced split-K; with
+small fixed tiles, the prefill schedule), the scalar tile layout lowered for
+the CPU, and the
 reference lowering (`reference=true`), each compared with the numpy
 reference (`posenc.reference`, float64, written from the spec).
 
@@ -25,12 +27,16 @@ from posenc_testutil import assert_close as _assert_close, to_elem  # noqa: E402
 
 ATOL, RTOL = 2e-5, 2e-4
 FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
+# The decode schedule (Sq <= 16) with the keys split across tasks every 64
+# keys: splits past a short sequence's length are empty and merge as zeros.
+FUSED_SPLIT_K = ("builtin.module(posenc-cpu-pipeline{reference=false "
+                 "attention-split-k-max-keys=64})")
 FUSED_SMALL_TILES = ("builtin.module(posenc-cpu-pipeline{reference=false "
                      "attention-query-tile=8 attention-key-tile=16})")
 SCALAR_TILES = ("builtin.module(posenc-fuse-attention, "
                 "posenc-decompose-attention{query-tile=8 key-tile=16}, posenc-cpu-pipeline)")
 REFERENCE = "builtin.module(posenc-cpu-pipeline{reference=true})"
-PIPELINES = [FUSED, FUSED_SMALL_TILES, SCALAR_TILES, REFERENCE]
+PIPELINES = [FUSED, FUSED_SPLIT_K, FUSED_SMALL_TILES, SCALAR_TILES, REFERENCE]
 GARBAGE = 40.0
 
 

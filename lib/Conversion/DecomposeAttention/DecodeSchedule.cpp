@@ -64,7 +64,7 @@ Value VectorTileBuilder::decodeRows(Value source, ArrayRef<Value> at) {
   auto padded = RankedTensorType::get({heads, rowsPerHead, cols}, elem);
   Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
   Value perHead;
-  if (!at.empty()) {
+  if (source == info.q) {
     // Q[at..., h0 : h0 + P, qStart : qStart + qSize, :], each head's rows
     // padded.
     SmallVector<OpFoldResult> offsets(at.begin(), at.end()),
@@ -79,9 +79,10 @@ Value VectorTileBuilder::decodeRows(Value source, ArrayRef<Value> at) {
     perHead = tensor::createPadHighOp(padded, slice, zero, /*nofold=*/false,
                                       loc, b, dynCols);
   } else {
-    // A RoPE table: the same (padded) rows for every head.
+    // A RoPE table (per batch: its batch's, `at`): the same (padded) rows
+    // for every head.
     Value rows =
-        padRows(b, loc, extractRowTile(b, loc, source, {}, qStart, qSize),
+        padRows(b, loc, extractRowTile(b, loc, source, at, qStart, qSize),
                 rowsPerHead);
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(heads),
                                        b.getIndexAttr(rowsPerHead), colSize};
@@ -206,6 +207,14 @@ static QueryTileTask buildDecodeTask(OpBuilder &b, Location loc,
   task.sq = tensor::DimOp::create(b, loc, info.q, n);
   task.sk = tensor::DimOp::create(b, loc, info.k, n);
   task.shift = arith::SubIOp::create(b, loc, task.sk, task.sq);
+  // Over a KV cache, batch b sees its own keys and causal alignment (the
+  // splits of the keys past its length are empty).
+  if (info.kvLengths) {
+    CacheKeyRange range = buildCacheKeyRangeOfBatch(b, loc, info.kvLengths,
+                                                    task.lead[0], task.sq);
+    task.sk = range.length;
+    task.shift = range.shift;
+  }
   task.qStart = indexConst(b, loc, 0);
   task.qSize = task.sq;
   task.keyTileSize = indexConst(b, loc, schedule.keyTile);

@@ -1,8 +1,10 @@
-// RUN: posenc-opt %s --split-input-file --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1" | FileCheck %s
-// RUN: posenc-opt %s --split-input-file --posenc-cpu-pipeline --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=VEC
+// RUN: posenc-opt %s --split-input-file --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 query-tile=32" | FileCheck %s
+// RUN: posenc-opt %s --split-input-file --posenc-cpu-pipeline="attention-query-tile=32" --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=VEC
 // RUN: posenc-opt %s --split-input-file --posenc-fuse-attention --posenc-decompose-attention | FileCheck %s --check-prefix=GENERIC
 
 // Decode over a KV cache (docs/spec.md, "attention over a KV cache") in the
+// prefill schedule (query-tile given; the decode schedule is executed by
+// test/python/test_kv_cache_execution.py) of the
 // CPU decomposition: each task reads kv_lengths[b] of its batch b (after the
 // run-time check of every length against [0, Smax]); its key loops end at
 // that length (or the causal diagonal below it) and the causal mask sits at
