@@ -8,6 +8,11 @@
 # (test/fuzz/classify-crash.py). Exits non-zero when a finding is a crash in
 # posenc or an upstream crash not listed in test/fuzz/known-upstream.txt.
 # The corpus grows across campaigns in $build/fuzz/corpus.
+# Environment: POSENC_FUZZ_PIPELINES restricts the pipelines (a substring
+# filter over posenc-fuzz's list; "none" keeps parse + verify only, for a
+# fast campaign of the parser and the verifiers); POSENC_FUZZ_WORK moves the
+# corpus, artifacts and log (default $build/fuzz), so that two campaigns can
+# run side by side.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 seconds="${1:-600}"
@@ -15,7 +20,7 @@ jobs="${2:-1}"
 build="$("$root/scripts/build-asan.sh" | tail -n 1)"
 # shellcheck source=/dev/null
 source "$build/posenc-env.sh"
-work="$build/fuzz"
+work="${POSENC_FUZZ_WORK:-$build/fuzz}"
 mkdir -p "$work/corpus" "$work/artifacts"
 rm -rf "$work/seeds" "$work/artifacts"/*
 "$POSENC_PYTHON" "$root/test/fuzz/make-corpus.py" "$work/seeds"
@@ -26,7 +31,7 @@ export ASAN_SYMBOLIZER_PATH="$POSENC_LLVM_TOOLS_DIR/llvm-symbolizer"
 export ASAN_OPTIONS=allow_user_poisoning=0
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 log="$work/campaign.log"
-echo "fuzz: ${seconds}s, $jobs job(s), log $log"
+echo "fuzz: ${seconds}s, $jobs job(s), pipelines ${POSENC_FUZZ_PIPELINES:-all}, log $log"
 # -fork keeps going after a finding (-ignore_*); -timeout: one input through
 # every pipeline takes well under a second, 30 s is a hang; -rss_limit_mb:
 # a compile of a program with huge static dims must fail, not eat the

@@ -50,7 +50,8 @@ private:
                             const std::string &elem);
   std::string param(const std::string &type);
   std::string value() { return "%v" + std::to_string(values++); }
-  std::string positions(int64_t seq);
+  std::string positions(int64_t seq, int64_t batch = 0);
+  std::string kvLengths(int64_t batch);
   std::string scalingAttr(int64_t rotaryDim);
   std::string ropeAttrs(int64_t headDim, bool inRotaryAttr);
 
@@ -165,14 +166,30 @@ std::string Writer::param(const std::string &type) {
 }
 
 /// A positions operand for a sequence of `seq` rows (now and then of the
-/// wrong length or element type, for the verifiers).
-std::string Writer::positions(int64_t seq) {
+/// wrong length or element type, for the verifiers). With a `batch` dim
+/// (not 0), now and then per-batch positions `[batch, seq]`.
+std::string Writer::positions(int64_t seq, int64_t batch) {
   std::string elem = flip(50) ? "i32" : "i64";
   if (flip(3))
     elem = "f32";
   if (flip(3))
     seq = seq == kDynamic ? 5 : seq + 1;
+  if (batch != 0 && flip(30))
+    return tensor({flip(5) ? batch + 2 : batch, seq}, elem);
   return tensor({seq}, elem);
+}
+
+/// A `kv_lengths` operand for `batch` sequences (now and then of the wrong
+/// length, rank or element type, for the verifier).
+std::string Writer::kvLengths(int64_t batch) {
+  std::string elem = flip(50) ? "i32" : "i64";
+  if (flip(3))
+    elem = flip(50) ? "f32" : "index";
+  if (flip(3))
+    batch = batch == kDynamic ? 3 : batch + 1;
+  if (flip(3))
+    return tensor({batch, 1}, elem);
+  return tensor({batch}, elem);
 }
 
 std::string Writer::scalingAttr(int64_t rotaryDim) {
@@ -247,9 +264,11 @@ std::pair<std::string, std::string> Writer::writeRope() {
   for (int lead = in.ConsumeIntegralInRange<int>(0, 2); lead > 0; --lead)
     shape.push_back(flip(10) ? kDynamic : size(1, 4));
   int64_t seq = seqDim(), d = headDim();
+  int64_t batch = shape.empty() ? 0 : shape.front();
   shape.push_back(seq);
   shape.push_back(d);
-  std::string type = tensor(shape, floatElem()), posType = positions(seq);
+  std::string type = tensor(shape, floatElem()),
+              posType = positions(seq, batch);
   std::string x = param(type), pos = param(posType);
   std::string attrs = ropeAttrs(d, /*inRotaryAttr=*/false);
   std::string result = value();
@@ -317,17 +336,20 @@ std::pair<std::string, std::string> Writer::writeAttention() {
     hq = int64_t(1) << 20;
   int64_t sq = seqDim(), sk = flip(50) ? sq : seqDim();
   int64_t d = headDim(), dv = flip(70) ? d : headDim();
+  // Mixed element types (an f32 query over an f16/bf16 cache): key and
+  // value share one type, now and then not (for the verifier).
   std::string elem = floatElem();
+  std::string kvElem = flip(25) ? floatElem() : elem;
   std::string qt = tensor({batch, hq, sq, d}, elem);
-  std::string kt = tensor({batch, hkv, sk, d}, elem);
-  std::string vt = tensor({batch, hkv, sk, dv}, elem);
+  std::string kt = tensor({batch, hkv, sk, d}, kvElem);
+  std::string vt = tensor({batch, hkv, sk, dv}, flip(5) ? floatElem() : kvElem);
   std::string q = param(qt), k = param(kt), v = param(vt);
   const std::string layout = flip(50) ? "half" : "interleaved";
   for (std::string *operand : {&q, &k}) {
     if (!flip(60))
       continue;
     bool isQ = operand == &q;
-    std::string posType = positions(isQ ? sq : sk);
+    std::string posType = positions(isQ ? sq : sk, batch);
     std::string pos = param(posType);
     std::string attrs = ropeAttrs(d, /*inRotaryAttr=*/false);
     std::string rotated = value();
@@ -342,6 +364,12 @@ std::pair<std::string, std::string> Writer::writeAttention() {
     auto [b, bt] = writeAlibi({hq, sq, sk});
     bias = " bias(" + b + " : " + bt + ")";
   }
+  // Decode over a KV cache: only keys j < kv_lengths[b] exist.
+  std::string lengths;
+  if (flip(25)) {
+    std::string lt = kvLengths(batch);
+    lengths = " kv_lengths(" + param(lt) + " : " + lt + ")";
+  }
   std::vector<std::string> entries;
   if (flip(50))
     entries.push_back("causal");
@@ -353,7 +381,8 @@ std::pair<std::string, std::string> Writer::writeAttention() {
   std::string ot = tensor({batch, hq, sq, dv}, elem);
   std::string result = value();
   body.push_back(result + " = posenc.attention " + q + ", " + k + ", " + v +
-                 bias + (attrs.empty() ? "" : " {" + attrs + "}") + " : " +
+                 bias + lengths + (attrs.empty() ? "" : " {" + attrs + "}") +
+                 " : " +
                  qt + ", " + kt + ", " + vt + " -> " + ot);
   return {result, ot};
 }

@@ -9,7 +9,8 @@
 //   posenc-cpu-pipeline                   the fused path to the LLVM dialect
 //   posenc-fuse-attention, posenc-decompose-attention
 //   posenc-to-nvvm{format=isa}            GPU path to PTX (no ptxas)
-//   posenc-raise                          when the build has the pass
+//   posenc-raise                          front-end linalg to posenc ops
+//   posenc-import-tosa, posenc-raise      the same from TOSA
 //
 // and the module is verified after each. Diagnostics (parse errors, verifier
 // messages, a pass that refuses an input) are the expected outcome for most
@@ -65,6 +66,7 @@ const char *const kPipelines[] = {
     "builtin.module(posenc-fuse-attention,posenc-decompose-attention)",
     "builtin.module(posenc-to-nvvm{format=isa})",
     "builtin.module(posenc-raise)",
+    "builtin.module(posenc-import-tosa,posenc-raise)",
 };
 
 /// A context is reused across inputs (creating one per input costs more
