@@ -3,6 +3,10 @@
 // installed: no installed library or header carries it, and no installed
 // file is named for it.
 //
+// An instrumented build (scripts/test-sanitizers.sh) builds only what its
+// suite runs: the install step would miss the plugin and the Python module.
+// UNSUPPORTED: sanitizer
+//
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %cmake --install %posenc_obj --prefix %t/prefix > %t/install.log
 // RUN: ls %t/prefix/lib | FileCheck %s --check-prefix=INSTALLED

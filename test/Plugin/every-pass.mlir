@@ -4,6 +4,9 @@
 // pass did its work on a small valid input: this file's posenc program, or
 // Inputs/buffers.mlir for the passes that run on buffers and vectors.
 //
+// The stock mlir-opt is not instrumented: it cannot load an ASan build's plugin.
+// UNSUPPORTED: sanitizer
+//
 // Tensor level: fusion, the reference lowering, the decomposition and its
 // vector tiles, the standalone RoPE lowering, the tensor-core kernel.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
