@@ -56,10 +56,19 @@ def run_paths(ir, args, want, pipelines=(FUSED, FUSED_SMALL_TILES, SCALAR_TILES)
         assert_close(out, reference_out, f"{pipeline} vs reference lowering")
 
 
+def rope_attrs(rope):
+    """The attribute dict of a posenc.rope from a test's rope dict."""
+    attrs = f"base = {float(rope['base'])!r} : f64"
+    if rope.get("rotary_dim") is not None:
+        attrs += f", rotary_dim = {rope['rotary_dim']} : i64"
+    return attrs
+
+
 def attention_case(lead, hq, hkv, sq, sk, d, dv, causal=False, q_rope=None,
                    k_rope=None, alibi=None, dynamic=False, seed=0):
     """Builds (ir, args, want) for attention with optional RoPE on q/k
-    (dicts with layout/base) and an ALiBi bias ({'symmetric': bool})."""
+    (dicts with layout/base and optionally rotary_dim) and an ALiBi bias
+    ({'symmetric': bool})."""
     rng = np.random.default_rng(seed)
     q = rng.standard_normal(lead + [hq, sq, d]).astype(np.float32)
     k = rng.standard_normal(lead + [hkv, sk, d]).astype(np.float32)
@@ -82,19 +91,21 @@ def attention_case(lead, hq, hkv, sq, sk, d, dv, causal=False, q_rope=None,
         args.append(qpos)
         body.append(
             f"%qr = posenc.rope %q, %qpos layout {q_rope['layout']} "
-            f"{{base = {float(q_rope['base'])!r} : f64}} : {qt}, "
+            f"{{{rope_attrs(q_rope)}}} : {qt}, "
             f"{ttype([sqd], 'i32')}")
         qn = "%qr"
-        qf = ref.rope(q, qpos, q_rope["layout"], base=q_rope["base"])
+        qf = ref.rope(q, qpos, q_rope["layout"], base=q_rope["base"],
+                      rotary_dim=q_rope.get("rotary_dim"))
     if k_rope is not None:
         params.append(f"%kpos: {ttype([skd], 'i32')}")
         args.append(kpos)
         body.append(
             f"%kr = posenc.rope %k, %kpos layout {k_rope['layout']} "
-            f"{{base = {float(k_rope['base'])!r} : f64}} : {kt}, "
+            f"{{{rope_attrs(k_rope)}}} : {kt}, "
             f"{ttype([skd], 'i32')}")
         kn = "%kr"
-        kf = ref.rope(k, kpos, k_rope["layout"], base=k_rope["base"])
+        kf = ref.rope(k, kpos, k_rope["layout"], base=k_rope["base"],
+                      rotary_dim=k_rope.get("rotary_dim"))
     bias_clause, bias = "", None
     if alibi is not None:
         bt = ttype([hq, sqd, skd])
@@ -144,6 +155,19 @@ def test_rope_qk_causal_gqa(layout, sq, sk):
     ir, args, want = attention_case([1], 4, 2, sq, sk, 16, 16, causal=True,
                                     q_rope=rope, k_rope=rope, seed=2)
     assert "posenc.rope" in ir
+    run_paths(ir, args, want)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("sq,sk", [(17, 17), (1, 100)])
+def test_rope_partial_rotary_dim(layout, sq, sk):
+    """rotary_dim < D inside fused attention: dims past rotary_dim pass
+    through the RoPE prologue unrotated (a prologue that rotated them too
+    survived every other fused test)."""
+    rope = {"layout": layout, "base": 10000.0, "rotary_dim": 8}
+    ir, args, want = attention_case([1], 4, 2, sq, sk, 32, 16, causal=True,
+                                    q_rope=rope, k_rope=rope, seed=4)
+    assert "rotary_dim = 8" in ir
     run_paths(ir, args, want)
 
 
