@@ -61,8 +61,8 @@ CATALOGUE = [
      r"Value lastAllowed = arith::SubIOp::create(b, loc, arith::AddIOp::create("
      r"b, loc, rowEnd, shift), indexConst(b, loc, 1));", CAUSAL_TESTS),
     ("key-tail-mask", "the CPU tile layout's last key tile keeps key j == Sk (padding)",
-     r"CmpIPredicate::sge, j, sk\)",
-     r"CmpIPredicate::sgt, j, sk)", CAUSAL_TESTS),
+     r"CmpIPredicate::sge,(\s*)j, task\.keyEnd \? kEnd : sk\)",
+     r"CmpIPredicate::sgt,\1j, task.keyEnd ? kEnd : sk)", CAUSAL_TESTS),
     ("longrope-switch-table", "long factors at L == original_max_position (compile-time L)",
      r"static_cast<double>\(seqLen\) > orig",
      r"static_cast<double>(seqLen) >= orig", SCALING_TESTS),
