@@ -106,6 +106,17 @@ Value posenc::buildT5Bucket(OpBuilder &b, Location loc, Value dist,
   return arith::AddIOp::create(b, loc, bucket, offset);
 }
 
+T5BucketParams posenc::getT5BucketParams(T5BiasOp op) {
+  return {op.getNumBuckets(), static_cast<int64_t>(op.getMaxDistance()),
+          op.getBidirectional()};
+}
+
+T5BucketParams posenc::getT5BucketParams(FusedAttentionOp op) {
+  auto table = cast<RankedTensorType>(op.getT5Table().getType());
+  return {table.getDimSize(0), op.getT5MaxDistanceOrDefault(),
+          op.getT5Bidirectional()};
+}
+
 //===----------------------------------------------------------------------===//
 // Online softmax
 //===----------------------------------------------------------------------===//
@@ -321,4 +332,8 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
     assertDimsEqual(b, loc, p, 0, k, n,
                     name + ": length of 'k_positions' differs from the "
                            "sequence dim of 'key'");
+  if (Value t5 = op.getT5Table())
+    assertDimsEqual(b, loc, t5, 1, q, n - 1,
+                    name + ": dim 1 (H) of 't5_table' differs from the "
+                           "query heads");
 }
