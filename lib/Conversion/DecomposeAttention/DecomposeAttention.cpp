@@ -23,8 +23,8 @@
 // lead dims and query tiles) and the extent of each task's key loop
 // (keyLoopEnd). The body of one task is built by a layout:
 // GenericLayoutTile.cpp (the GPU mapping's) or VectorLayoutTile.cpp (the
-// CPU's), from the pieces of TileBuilders.h, RotaryPrologue.cpp and
-// ShawTerms.cpp.
+// CPU's), from the pieces of TileBuilders.h, RotaryPrologue.cpp,
+// ShawTerms.cpp and T5Terms.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,13 +166,16 @@ struct DecomposeOptions {
 };
 
 /// The decode schedule of `info`, or none (prefill): vector layout, no
-/// explicit query tile, no Shaw terms, Sq static and at most
+/// explicit query tile, no Shaw or T5 terms (T5's tile row assumes the rows
+/// of one head), Sq static and at most
 /// kMaxDecodeRows or dynamic (then padded to kMaxDecodeRows and selected at
 /// run time). The query heads that share a K/V head are packed when Hq and
 /// Hkv are static, as many as fit kMaxDecodeTileRows rows.
 static std::optional<AttentionSchedule>
 chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
-  if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue)
+  FusedAttentionOp op = info.op;
+  if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue ||
+      op.getT5Table())
     return std::nullopt;
   auto qType = cast<RankedTensorType>(info.q.getType());
   int64_t sq = qType.getDimSize(info.n);
@@ -243,6 +246,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       if (info.relKey)
         tables.relKeyPadded =
             prepareShawRelKey(rewriter, loc, info, info.relKey, info.maxDist);
+      if (op.getT5Table())
+        tables.t5Buckets =
+            prepareT5Buckets(rewriter, loc, info, grid.sq, grid.sk);
     }
 
     auto prefill = [&](OpBuilder &b) -> Value {

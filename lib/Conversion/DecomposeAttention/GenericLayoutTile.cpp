@@ -24,7 +24,7 @@ using namespace posenc::decompose;
 
 using utils::IteratorType;
 
-/// S = causal(score_mod(scale * (S + qr[i, r(i, j)]))) on the
+/// S = causal(score_mod(scale * (S + qr[i, r(i, j)]) [+ T5's bias])) on the
 /// [qSize x kSize] scores of the key tile at `kStart`, elementwise with
 /// absolute i, j; `qr` [qSize x 2K+1] is Shaw's key term of the query tile
 /// (null without it).
@@ -58,6 +58,8 @@ static Value modifyScores(OpBuilder &b, Location loc, const AttentionInfo &info,
                                         linalg::IndexOp::create(b, loc, 0));
         Value j = arith::AddIOp::create(b, loc, kStart,
                                         linalg::IndexOp::create(b, loc, 1));
+        if (op.getT5Table())
+          score = addT5ScoreTerm(b, loc, info, task, score, i, j);
         if (!identityMod)
           score = applyScoreMod(b, op, score, lead, i, j);
         if (info.causal)

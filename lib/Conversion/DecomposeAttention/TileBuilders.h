@@ -252,6 +252,23 @@ mlir::Value prepareShawRelKey(mlir::OpBuilder &b, mlir::Location loc,
                               int64_t maxDist);
 
 //===----------------------------------------------------------------------===//
+// T5's bias (T5Terms.cpp)
+//===----------------------------------------------------------------------===//
+
+/// `score` + t5_table[bucket(j - i'), h] of the generic layout, with the
+/// bucket of query row `i`, key `j` computed in place.
+mlir::Value addT5ScoreTerm(mlir::OpBuilder &b, mlir::Location loc,
+                           const AttentionInfo &info, const QueryTileTask &task,
+                           mlir::Value score, mlir::Value i, mlir::Value j);
+
+/// The T5 bucket of every distance j - i' in [1 - Sk, Sq - 1], as
+/// tensor<(Sq + Sk - 1) x i32> (element t: distance t - (Sk - 1)), for the
+/// vector layout.
+mlir::Value prepareT5Buckets(mlir::OpBuilder &b, mlir::Location loc,
+                             const AttentionInfo &info, mlir::Value sq,
+                             mlir::Value sk);
+
+//===----------------------------------------------------------------------===//
 // The two layouts of one task
 //===----------------------------------------------------------------------===//
 
@@ -264,6 +281,9 @@ struct AttentionTables {
   /// Shaw's rel_key in the compute type, rows zero-padded to a multiple of
   /// 8 (vector layout); null without the key term.
   mlir::Value relKeyPadded;
+  /// T5's bucket per distance (prepareT5Buckets; vector layout); null
+  /// without the T5 term.
+  mlir::Value t5Buckets;
 };
 
 /// The body of one task in the generic layout (GenericLayoutTile.cpp).

@@ -176,6 +176,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   Value s =
       contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
   markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+  t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
   if (qrT)
     s = modifyScoresWithShawKeyTerm(s, kStart, tail);
   else
@@ -233,6 +234,8 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
         }
         Value score = arith::MulFOp::create(b, loc, sv,
                                             floatConst(b, loc, c, info.scale));
+        if (t5Row)
+          score = addT5Term(b, loc, score);
         Value i = rowQuery(b, loc, linalg::IndexOp::create(b, loc, 1));
         Value j = arith::AddIOp::create(b, loc, kStart,
                                         linalg::IndexOp::create(b, loc, 0));

@@ -108,6 +108,14 @@ private:
   mlir::Value addValueBuckets(mlir::ValueRange results, mlir::Value lFinal,
                               mlir::Value accFinal);
 
+  //===--- T5Terms.cpp ----------------------------------------------------===//
+  /// T5's bias along the diagonals of the key tile at `kStart`: [tq + tk - 1]
+  /// entries, row[iLocal - jLocal + tk - 1] = table[bucket(j - i'), h].
+  mlir::Value buildT5TileRow(mlir::Value kStart);
+  /// `score` + the t5Row entry of the enclosing S^T generic's element.
+  mlir::Value addT5Term(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value score);
+
   mlir::OpBuilder &b;
   mlir::Location loc;
   const AttentionInfo &info;
@@ -124,6 +132,8 @@ private:
   mlir::OpFoldResult dq, dv, tqI, tkI;
   int64_t dvStatic = 0;
   mlir::Value qT, qrT;
+  /// T5's bias row of the current key tile (buildT5TileRow), or null.
+  mlir::Value t5Row;
   int64_t qrRows = 0;
   /// The task's keys [kBegin, kEnd); the full key tiles end at fullEnd.
   mlir::Value kBegin, kEnd, fullEnd;

@@ -41,8 +41,7 @@ struct T5BiasToLinalg : OpConversionPattern<T5BiasOp> {
     Value sq = tensor::DimOp::create(rewriter, loc, init, rank - 2);
     Value sk = tensor::DimOp::create(rewriter, loc, init, rank - 1);
     Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
-    T5BucketParams params{op.getNumBuckets(), op.getMaxDistance(),
-                          op.getBidirectional()};
+    T5BucketParams params = getT5BucketParams(op);
 
     MLIRContext *ctx = rewriter.getContext();
     Value result = buildGeneric(

@@ -71,3 +71,89 @@ func.func @t5_max_distance(%t: tensor<32x8xf32>) {
   %0 = posenc.t5_bias %t {bidirectional, max_distance = 8 : i64} : tensor<32x8xf32> -> tensor<8x4x4xf32>
   return
 }
+
+// -----
+
+// posenc.fused_attention's T5 term (verifyFusedT5Term).
+
+func.func @fused_t5_attrs_without_table(%q: tensor<2x4x8xf32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op 't5_max_distance' and 't5_bidirectional' need a 't5_table' operand}}
+  %o = posenc.fused_attention %q, %q, %q {t5_bidirectional}
+      : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_t5_table_rank(%q: tensor<2x4x8xf32>, %t: tensor<32xf32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op 't5_table' must be a tensor<NB x Hq x F> (rank 2), got 'tensor<32xf32>'}}
+  %o = posenc.fused_attention %q, %q, %q t5_table(%t : tensor<32xf32>)
+      : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_t5_no_heads(%q: tensor<4x8xf32>, %t: tensor<32x1xf32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op 't5_table' needs a head dim: 'query' must have rank >= 3, got rank 2}}
+  %o = posenc.fused_attention %q, %q, %q t5_table(%t : tensor<32x1xf32>)
+      : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32> score_mod {
+  ^bb0(%s: f32, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_t5_heads(%q: tensor<2x4x8xf32>, %t: tensor<32x3xf32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op 't5_table' has H = 3 heads (dim 1), but 'query' has 2 (dim -3)}}
+  %o = posenc.fused_attention %q, %q, %q t5_table(%t : tensor<32x3xf32>)
+      : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_t5_kv_lengths(%q: tensor<1x2x4x8xf32>, %t: tensor<32x2xf32>, %len: tensor<1xi32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op 't5_table' with 'kv_lengths' is not supported (T5's query position is i + Sk - Sq)}}
+  %o = posenc.fused_attention %q, %q, %q kv_lengths(%len : tensor<1xi32>) t5_table(%t : tensor<32x2xf32>)
+      : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_t5_max_distance(%q: tensor<2x4x8xf32>, %t: tensor<32x2xf32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op t5_max_distance (16) must be > the number of exact buckets (16), or log(t5_max_distance / 16) is not positive}}
+  %o = posenc.fused_attention %q, %q, %q t5_table(%t : tensor<32x2xf32>) {t5_max_distance = 16 : i64}
+      : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+func.func @fused_t5_dynamic_buckets(%q: tensor<2x4x8xf32>, %t: tensor<?x2xf32>) {
+  // expected-error @+1 {{'posenc.fused_attention' op the number of buckets NB (dim 0 of 't5_table') must be static}}
+  %o = posenc.fused_attention %q, %q, %q t5_table(%t : tensor<?x2xf32>)
+      : tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<2x4x8xf32> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return
+}

@@ -28,3 +28,35 @@ func.func @t5_dynamic_heads(%t: tensor<32x?xbf16>) -> tensor<4x3x5xbf16> {
   %b = posenc.t5_bias %t : tensor<32x?xbf16> -> tensor<4x3x5xbf16>
   return %b : tensor<4x3x5xbf16>
 }
+
+// posenc.fused_attention with T5's term: the t5_table operand, its
+// attributes in the attribute dictionary.
+// CHECK-LABEL: func.func @fused_t5
+// CHECK:         posenc.fused_attention %{{.*}}, %{{.*}}, %{{.*}} t5_table(%{{.*}} : tensor<32x8xf32>) {causal, t5_max_distance = 64 : i64}
+// CHECK-LABEL: func.func @fused_t5_bidirectional
+// CHECK:         t5_table(%{{.*}} : tensor<16x8xf16>) {scale = 1.000000e+00 : f64, t5_bidirectional}
+func.func @fused_t5(%q: tensor<1x8x?x64xf32>, %k: tensor<1x8x?x64xf32>,
+                    %v: tensor<1x8x?x64xf32>, %t: tensor<32x8xf32>)
+    -> tensor<1x8x?x64xf32> {
+  %o = posenc.fused_attention %q, %k, %v t5_table(%t : tensor<32x8xf32>)
+      {causal, t5_max_distance = 64 : i64}
+      : tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>, tensor<1x8x?x64xf32>
+      -> tensor<1x8x?x64xf32> score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return %o : tensor<1x8x?x64xf32>
+}
+
+func.func @fused_t5_bidirectional(%q: tensor<8x5x64xf16>, %k: tensor<8x7x64xf16>,
+                                  %v: tensor<8x7x64xf16>, %t: tensor<16x8xf16>)
+    -> tensor<8x5x64xf16> {
+  %o = posenc.fused_attention %q, %k, %v t5_table(%t : tensor<16x8xf16>)
+      {scale = 1.0 : f64, t5_bidirectional}
+      : tensor<8x5x64xf16>, tensor<8x7x64xf16>, tensor<8x7x64xf16>
+      -> tensor<8x5x64xf16> score_mod {
+  ^bb0(%s: f32, %h: index, %i: index, %j: index):
+    posenc.yield %s : f32
+  }
+  return %o : tensor<8x5x64xf16>
+}

@@ -46,9 +46,10 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
   build(builder, state, resultType, query, key, value,
         /*kv_lengths=*/Value(), /*q_positions=*/Value(),
         /*k_positions=*/Value(), modOperands,
-        /*rel_key=*/Value(), /*rel_value=*/Value(), /*q_rope=*/RotaryAttr(),
-        /*k_rope=*/RotaryAttr(), scale,
-        causal ? builder.getUnitAttr() : UnitAttr());
+        /*rel_key=*/Value(), /*rel_value=*/Value(), /*t5_table=*/Value(),
+        /*q_rope=*/RotaryAttr(), /*k_rope=*/RotaryAttr(), scale,
+        causal ? builder.getUnitAttr() : UnitAttr(),
+        /*t5_max_distance=*/IntegerAttr(), /*t5_bidirectional=*/UnitAttr());
   // Identity score_mod: (score, lead..., i, j, mods...) -> score.
   auto queryType = cast<RankedTensorType>(query.getType());
   Type computeType = queryType.getElementType().isF64()
@@ -257,6 +258,8 @@ LogicalResult FusedAttentionOp::verify() {
                              vt.getShape().back(), qt.getElementType())) ||
       failed(verifyShawTable(*this, "rel_key", "D", getRelKey(),
                              qt.getShape().back(), qt.getElementType())))
+    return failure();
+  if (failed(verifyFusedT5Term(*this)))
     return failure();
   if (getRelKey() && getRelValue()) {
     int64_t kb = cast<RankedTensorType>(getRelKey().getType()).getDimSize(0);

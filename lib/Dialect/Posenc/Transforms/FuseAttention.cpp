@@ -3,10 +3,13 @@
 // Rewrites posenc.attention / posenc.rel_pos_attention into
 // posenc.fused_attention: RoPE producers become the Q/K prologue, ALiBi and
 // other biases become the score_mod region, Shaw's relative key and value
-// terms the rel_key and rel_value operands. The math is that of the
+// terms the rel_key and rel_value operands, T5's bias the t5_table operand
+// (FuseT5Bias.cpp). The math is that of the
 // ops' descriptions; see posenc.fused_attention for the fused form.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FuseT5Bias.h"
 
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
@@ -167,6 +170,7 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
     std::function<Value(OpBuilder &, Block &)> modFn;
     Value bias = op.getBias();
     auto alibi = bias ? bias.getDefiningOp<AlibiBiasOp>() : AlibiBiasOp();
+    T5BiasOp t5 = matchFoldableT5Bias(op);
     if (bias && isFoldableAlibi(alibi, qType, kType)) {
       RankedTensorType bt = alibi.getResult().getType();
       int64_t br = bt.getRank();
@@ -229,7 +233,7 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
         biasV = castFloat(b, loc, castFloat(b, loc, biasV, biasElem), f);
         return arith::AddFOp::create(b, loc, score, biasV);
       };
-    } else if (bias) {
+    } else if (bias && !t5) {
       // A general bias tensor, read per element (numpy broadcasting, right
       // aligned against [..., Hq, Sq, Sk]).
       auto bt = cast<RankedTensorType>(bias.getType());
@@ -273,6 +277,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
         Value(), Value(), op.getScale(), op.getCausal(), buildMod);
     if (Value lengths = op.getKvLengths())
       fused.getKvLengthsMutable().assign(lengths);
+    if (t5)
+      foldT5Bias(rewriter, t5, fused, q, k);
     rewriter.replaceOp(op, fused.getResult());
     if (qRope)
       rewriter.eraseOp(qRope->op);
@@ -280,6 +286,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
       rewriter.eraseOp(kRope->op);
     if (alibi && alibi->use_empty())
       rewriter.eraseOp(alibi);
+    if (t5 && t5->use_empty())
+      rewriter.eraseOp(t5);
     return success();
   }
 };

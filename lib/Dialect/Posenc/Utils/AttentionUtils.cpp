@@ -136,6 +136,17 @@ Value posenc::buildT5Bucket(OpBuilder &b, Location loc, Value dist,
   return arith::AddIOp::create(b, loc, bucket, offset);
 }
 
+T5BucketParams posenc::getT5BucketParams(T5BiasOp op) {
+  return {op.getNumBuckets(), static_cast<int64_t>(op.getMaxDistance()),
+          op.getBidirectional()};
+}
+
+T5BucketParams posenc::getT5BucketParams(FusedAttentionOp op) {
+  auto table = cast<RankedTensorType>(op.getT5Table().getType());
+  return {table.getDimSize(0), op.getT5MaxDistanceOrDefault(),
+          op.getT5Bidirectional()};
+}
+
 //===----------------------------------------------------------------------===//
 // Online softmax
 //===----------------------------------------------------------------------===//
@@ -406,4 +417,8 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
   }
   if (Value lengths = op.getKvLengths())
     buildKVLengthsChecks(b, loc, name, lengths, q, k);
+  if (Value t5 = op.getT5Table())
+    assertDimsEqual(b, loc, t5, 1, q, n - 1,
+                    name + ": dim 1 (H) of 't5_table' differs from the "
+                           "query heads");
 }

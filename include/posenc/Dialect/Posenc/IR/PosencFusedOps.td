@@ -70,7 +70,8 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     SingleBlock,
     RecursiveMemoryEffects]> {
   let summary = "attention with fused position encodings (RoPE prologue, "
-                "score modification, Shaw's relative key and value terms)";
+                "score modification, Shaw's relative key and value terms, "
+                "T5's bucketed bias)";
   let description = [{
     Semantics: `docs/spec.md`, section `posenc.fused_attention`.
 
@@ -90,7 +91,12 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     2. `s[L, i, j] = scale * (q~_i . k~_j + q~_i . rel_key[r(i, j)])`
        (`scale` defaults to `1/sqrt(D)`), where the `rel_key` term (Shaw et
        al., `tensor<(2K+1) x D>`) is present only when the operand is, and
-       `r(i, j) = clamp(j - i', -K, K) + K`.
+       `r(i, j) = clamp(j - i', -K, K) + K`. With `t5_table` (T5's
+       `tensor<NB x Hq x F>`, query rank >= 3, no `kv_lengths`), the bias
+       of `posenc.t5_bias` is added after the scale:
+       `s += t5_table[bucket(j - i'), h]` with `t5_max_distance` (default
+       128) and `t5_bidirectional` as `posenc.t5_bias`'s `max_distance` and
+       `bidirectional`.
     3. Score modification: `s'[L, i, j] = score_mod(s, L..., i, j, mods...)`,
        the single-block `score_mod` region, whose arguments are the score
        (type `C`), one `index` per lead dim, then `i` and `j` (absolute
@@ -118,7 +124,10 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     `Sq x Sk` tensor or a rotated copy of Q or K: it loops over query tiles
     and key/value tiles with an online softmax. Shaw's key term is the
     per-query-tile product `q~_tile . rel_key^T` (`[Bq, 2K+1]`) gathered by
-    bucket, never an `[Sq, 2K+1]` table.
+    bucket, never an `[Sq, 2K+1]` table. T5's term is a bucket per
+    distance `j - i'` (`Sq + Sk - 1` of them, computed once), and per key
+    tile a row of `Bq + Bk - 1` table entries read along the diagonals;
+    never an `H x Sq x Sk` bias.
 
     ```mlir
     %o = posenc.fused_attention %q, %k, %v
@@ -153,10 +162,13 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     Variadic<AnyType>:$mod_operands,
     Optional<Posenc_FloatTensor>:$rel_key,
     Optional<Posenc_FloatTensor>:$rel_value,
+    Optional<Posenc_FloatTensor>:$t5_table,
     OptionalAttr<Posenc_RotaryAttr>:$q_rope,
     OptionalAttr<Posenc_RotaryAttr>:$k_rope,
     OptionalAttr<F64Attr>:$scale,
-    UnitAttr:$causal
+    UnitAttr:$causal,
+    OptionalAttr<I64Attr>:$t5_max_distance,
+    UnitAttr:$t5_bidirectional
   );
   let results = (outs Posenc_FloatTensor:$result);
   let regions = (region SizedRegion<1>:$score_mod);
@@ -168,6 +180,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     (`mods` `(` $mod_operands^ `:` type($mod_operands) `)`)?
     (`rel_key` `(` $rel_key^ `:` type($rel_key) `)`)?
     (`rel_value` `(` $rel_value^ `:` type($rel_value) `)`)?
+    (`t5_table` `(` $t5_table^ `:` type($t5_table) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     `score_mod` $score_mod
   }];
@@ -184,6 +197,8 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
   let extraClassDeclaration = [{
     /// scale, or 1/sqrt(D) when not set.
     double getScaleOrDefault();
+    /// t5_max_distance, or posenc.t5_bias's default (128) when not set.
+    int64_t getT5MaxDistanceOrDefault();
     /// The type scores and softmax are computed in: f32, f64 for f64 inputs.
     ::mlir::FloatType getComputeType();
     /// Number of lead dims (rank - 2).

@@ -39,6 +39,10 @@ std::string describeUnloweredKVCacheForm(mlir::Operation *op);
 /// succeeds when `op` uses none of those forms.
 mlir::LogicalResult rejectUnloweredKVCacheForm(mlir::Operation *op);
 
+/// Verifies the T5 term of posenc.fused_attention (`t5_table` and its
+/// attributes) as posenc.t5_bias's verifier does (PosencRelativeOps.cpp).
+mlir::LogicalResult verifyFusedT5Term(FusedAttentionOp op);
+
 } // namespace posenc
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_H

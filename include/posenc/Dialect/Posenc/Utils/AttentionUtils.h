@@ -108,6 +108,12 @@ struct T5BucketParams {
 mlir::Value buildT5Bucket(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value dist, const T5BucketParams &params);
 
+/// The bucket parameters of posenc.t5_bias `op`.
+T5BucketParams getT5BucketParams(T5BiasOp op);
+/// The bucket parameters of the t5_table term of `op` (which has one), with
+/// posenc.t5_bias's default max_distance.
+T5BucketParams getT5BucketParams(FusedAttentionOp op);
+
 //===----------------------------------------------------------------------===//
 // Online softmax
 //===----------------------------------------------------------------------===//
