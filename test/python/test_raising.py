@@ -58,6 +58,17 @@ def raised_ops(ir):
     return {op: out.count(f"= posenc.{op} ") for op in ("attention", "rope")}, out
 
 
+def check_raised_equals_unraised(ir, want, *args):
+    """Runs `ir` through the pipeline with raise=false and with raise=true;
+    both agree with `want` (numpy, float64) and with each other within
+    atol ATOL + rtol RTOL."""
+    unraised = posenc.compile(ir, pipeline=UNRAISED)(*args)
+    raised = posenc.compile(ir, pipeline=RAISED)(*args)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
 def llama_reference(q_proj, k_proj, v_proj, positions, hq, hkv, d, base,
                     scaling, causal):
     s = q_proj.shape[1]
@@ -87,11 +98,7 @@ def test_llama_block_raised_equals_unraised(case):
 
     want = llama_reference(q_proj, k_proj, v_proj, positions[0], hq, hkv, d,
                            base, scaling, causal=mask is not None)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(*args)
-    raised = posenc.compile(ir, pipeline=RAISED)(*args)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, *args)
 
 
 @pytest.mark.parametrize("s,h,d", [(9, 2, 16), (40, 3, 32)])
@@ -113,11 +120,7 @@ def test_padding_mask_stays_a_bias(s, h, d):
                          bias=mask.astype(np.float64))
     want = want.transpose(0, 2, 1, 3).reshape(1, s, h * d)
     args = (*projs, mask)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(*args)
-    raised = posenc.compile(ir, pipeline=RAISED)(*args)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, *args)
 
 
 @pytest.mark.parametrize("h,s,d,base,scaling,offset", [
@@ -136,11 +139,7 @@ def test_interleaved_rope_raised_equals_unraised(h, s, d, base, scaling, offset)
     counts, raised_ir = raised_ops(ir)
     assert counts["rope"] == 1 and "layout interleaved" in raised_ir, raised_ir
     want = ref.rope(x, positions[0], "interleaved", base, scaling=scaling)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
-    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, x, positions)
 
 
 # (batch, seq, heads, head dim, causal). BLOOM's powf of a rounded base
@@ -182,11 +181,7 @@ def test_bloom_block_raised_equals_unraised(case):
 
     want = ref.attention(heads(q), heads(k), heads(v), bias=bias, causal=causal)
     want = want.transpose(0, 2, 1, 3).reshape(b, s, h * d)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(q, k, v)
-    raised = posenc.compile(ir, pipeline=RAISED)(q, k, v)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, q, k, v)
 
 
 @pytest.mark.parametrize("s,h,d,layout", [
@@ -214,11 +209,7 @@ def test_sinusoidal_encoder_block_raised_equals_unraised(s, h, d, layout):
     xe = x.astype(np.float64) + ref.sinusoidal(np.arange(s), dm, 10000.0, layout)
     q, k, v = ((xe @ wi[0]).reshape(1, s, h, d).transpose(0, 2, 1, 3) for wi in w)
     want = ref.attention(q, k, v).transpose(0, 2, 1, 3).reshape(1, s, dm)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, *w)
-    raised = posenc.compile(ir, pipeline=RAISED)(x, *w)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, x, *w)
 
 
 @pytest.mark.parametrize("elem", ["f16", "bf16"])
@@ -263,11 +254,7 @@ def test_partial_rotary_raised_equals_unraised(h, s, d, r, base):
     counts, raised_ir = raised_ops(ir)
     assert counts["rope"] == 1 and f"rotary_dim = {r}" in raised_ir, raised_ir
     want = ref.rope(x, positions[0], "half", base, rotary_dim=r)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
-    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, x, positions)
 
 
 @pytest.mark.parametrize("h,s,d,base,scaling", [
@@ -285,11 +272,7 @@ def test_expanded_half_rope_raised_equals_unraised(h, s, d, base, scaling):
     counts, raised_ir = raised_ops(ir)
     assert counts["rope"] == 1 and "layout half" in raised_ir, raised_ir
     want = ref.rope(x, positions[0], "half", base, scaling=scaling)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(x, positions)
-    raised = posenc.compile(ir, pipeline=RAISED)(x, positions)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, x, positions)
 
 
 @pytest.mark.parametrize("h,s,d,base,scaling,start", [
@@ -308,8 +291,4 @@ def test_constant_rope_tables_raised(h, s, d, base, scaling, start):
     counts, raised_ir = raised_ops(ir)
     assert counts["rope"] == 1 and "layout half" in raised_ir, raised_ir
     want = ref.rope(x, np.arange(start, start + s), "half", base, scaling=scaling)
-    unraised = posenc.compile(ir, pipeline=UNRAISED)(x)
-    raised = posenc.compile(ir, pipeline=RAISED)(x)
-    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
-    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
-    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+    check_raised_equals_unraised(ir, want, x)
