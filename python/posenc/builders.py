@@ -140,6 +140,15 @@ def _tensor(shape, element):
     return f"tensor<{dims}x{element}>" if dims else f"tensor<{element}>"
 
 
+def _attention_types(batch, heads, seq, kv_seq, head_dim, value_dim, dtype):
+    """Tensor types of query, key, value and result of a [batch, heads, seq,
+    dim] attention."""
+    return (_tensor([batch, heads, seq, head_dim], dtype),
+            _tensor([batch, heads, kv_seq, head_dim], dtype),
+            _tensor([batch, heads, kv_seq, value_dim], dtype),
+            _tensor([batch, heads, seq, value_dim], dtype))
+
+
 def _attr_dict(entries):
     entries = [entry for entry in entries if entry]
     return " {" + ", ".join(entries) + "}" if entries else ""
@@ -447,10 +456,8 @@ def bloom_alibi_attention(batch, heads, seq, head_dim, *, kv_seq=SAME_AS_SEQ,
     dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
     bias_dtype = _check_type(bias_dtype, _FLOAT_TYPES, "bias_dtype")
 
-    q_type = _tensor([batch, heads, seq, head_dim], dtype)
-    k_type = _tensor([batch, heads, kv_seq, head_dim], dtype)
-    v_type = _tensor([batch, heads, kv_seq, value_dim], dtype)
-    out_type = _tensor([batch, heads, seq, value_dim], dtype)
+    q_type, k_type, v_type, out_type = _attention_types(
+        batch, heads, seq, kv_seq, head_dim, value_dim, dtype)
     bias_type = _tensor([heads, seq, kv_seq], bias_dtype)
     body, operands = _bias_sizes(seq, kv_seq, q_type, k_type)
     body += (f"  %bias = posenc.alibi_bias{operands}"
@@ -486,10 +493,8 @@ def shaw_attention(batch, heads, seq, head_dim, max_distance, *, kv_seq=SAME_AS_
         value_dim, "value_dim", dynamic_ok=False)
     dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
 
-    q_type = _tensor([batch, heads, seq, head_dim], dtype)
-    k_type = _tensor([batch, heads, kv_seq, head_dim], dtype)
-    v_type = _tensor([batch, heads, kv_seq, value_dim], dtype)
-    out_type = _tensor([batch, heads, seq, value_dim], dtype)
+    q_type, k_type, v_type, out_type = _attention_types(
+        batch, heads, seq, kv_seq, head_dim, value_dim, dtype)
     rk_type = _tensor([2 * max_distance + 1, head_dim], dtype)
     rv_type = _tensor([2 * max_distance + 1, value_dim], dtype)
     arguments = [("query", q_type), ("key", k_type), ("value", v_type),

@@ -4,9 +4,9 @@
 are ints or None (dynamic), element types MLIR's names, and every rule of the
 ops is the verifier's, not the builder's."""
 
-from .builders import (SAME_AS_SEQ, _FLOAT_TYPES, _attention_attrs, _attr_dict,
-                       _bias_sizes, _check_size, _check_type, _function, _int,
-                       _tensor)
+from .builders import (SAME_AS_SEQ, _FLOAT_TYPES, _attention_attrs,
+                       _attention_types, _attr_dict, _bias_sizes, _check_size,
+                       _check_type, _function, _int, _tensor)
 
 __all__ = ["t5_attention", "t5_bias"]
 
@@ -66,10 +66,8 @@ def t5_attention(batch, heads, seq, head_dim, num_buckets=32, *, kv_seq=SAME_AS_
         value_dim, "value_dim", dynamic_ok=False)
     dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
 
-    q_type = _tensor([batch, heads, seq, head_dim], dtype)
-    k_type = _tensor([batch, heads, kv_seq, head_dim], dtype)
-    v_type = _tensor([batch, heads, kv_seq, value_dim], dtype)
-    out_type = _tensor([batch, heads, seq, value_dim], dtype)
+    q_type, k_type, v_type, out_type = _attention_types(
+        batch, heads, seq, kv_seq, head_dim, value_dim, dtype)
     table_type = _tensor([num_buckets, heads], dtype)
     bias_type = _tensor([heads, seq, kv_seq], dtype)
     body, operands = _bias_sizes(seq, kv_seq, q_type, k_type)
