@@ -10,7 +10,11 @@ checked with the entry's tests. A mutant the tests do not catch is a
 *survivor*: the suite has a gap there. An expression that matches nothing
 is reported (the code moved: update the catalogue), never skipped quietly.
 
-  scripts/mutate.py [--only NAME[,NAME...]] [--list]
+  scripts/mutate.py [--only NAME[,NAME...]] [--list | --check-patterns]
+
+--check-patterns counts each entry's mutants in the working tree without
+building anything (test/python/test_mutation_catalogue.py runs it, so that a
+change that moves the mutated code also updates the catalogue).
 """
 import argparse
 import os
@@ -35,6 +39,9 @@ CAUSAL_TESTS = ["test_execution.py -k attention", "test_fused_execution.py -k 'p
                 "test_differential.py -k llama"]
 SHAW_TESTS = ["test_execution.py -k rel_pos", "test_fused_execution.py -k shaw",
               "test_differential.py -k shaw"]
+KV_TESTS = ["test_kv_cache_execution.py"]
+DECODE_TESTS = ["test_decode_schedule.py", "test_kv_cache_execution.py"]
+T5_TESTS = ["test_t5.py", "test_t5_attention.py"]
 
 # (name, what the bug is, pattern, replacement, pytest selections)
 CATALOGUE = [
@@ -60,9 +67,9 @@ CATALOGUE = [
      r"Value lastAllowed = arith::AddIOp::create\(b, loc, rowEnd, shift\);",
      r"Value lastAllowed = arith::SubIOp::create(b, loc, arith::AddIOp::create("
      r"b, loc, rowEnd, shift), indexConst(b, loc, 1));", CAUSAL_TESTS),
-    ("key-tail-mask", "the CPU tile layout's last key tile keeps key j == Sk (padding)",
-     r"CmpIPredicate::sge,(\s*)j, task\.keyEnd \? kEnd : sk\)",
-     r"CmpIPredicate::sgt,\1j, task.keyEnd ? kEnd : sk)", CAUSAL_TESTS),
+    ("key-tail-mask", "padded keys (past Sk, past a split, past kv_lengths) keep key j == length",
+     r"CmpIPredicate::sge, j, length\)",
+     r"CmpIPredicate::sgt, j, length)", CAUSAL_TESTS + KV_TESTS),
     ("longrope-switch-table", "long factors at L == original_max_position (compile-time L)",
      r"static_cast<double>\(seqLen\) > orig",
      r"static_cast<double>(seqLen) >= orig", SCALING_TESTS),
@@ -87,6 +94,30 @@ CATALOGUE = [
     ("llama3-low-band", "llama3 divides every pair beyond the high-frequency edge",
      r"if \(wavelen > lowWavelen\)",
      r"if (wavelen > highWavelen)", SCALING_TESTS),
+    ("kv-lengths-causal-shift", "over a cache, query i sits at i + length - Sq + 1",
+     r"r\.shift = arith::SubIOp::create\(b, loc, r\.length, sq\);",
+     r"r.shift = arith::SubIOp::create(b, loc, r.length, arith::SubIOp::create("
+     r"b, loc, sq, indexConst(b, loc, 1)));", KV_TESTS),
+    ("kv-lengths-batch", "every batch reads kv_lengths[0]",
+     r"tensor::ExtractOp::create\(b, loc, kvLengths, batch\);\n  return buildCacheKeyRange",
+     r"tensor::ExtractOp::create(b, loc, kvLengths, ValueRange{indexConst(b, loc, 0)});"
+     r"\n  return buildCacheKeyRange", KV_TESTS),
+    ("kv-lengths-check-upper", "the run-time check rejects kv_lengths == Smax",
+     r"CmpIPredicate::sle,(\s*)length, smax\)",
+     r"CmpIPredicate::slt,\1length, smax)", KV_TESTS),
+    ("kv-lengths-check-lower", "the run-time check accepts a negative kv_lengths",
+     r"CmpIPredicate::sge,(\s*)length, zero\)",
+     r"CmpIPredicate::sge,\1length, indexConst(b, loc, -1))", KV_TESTS),
+    ("decode-split-end", "a split of the decode schedule ends one key past the sequence",
+     r"arith::AddIOp::create\(b, loc, task\.keyBegin, splits\.chunk\),(\s*)task\.sk\)",
+     r"arith::AddIOp::create(b, loc, task.keyBegin, splits.chunk),\1"
+     r"arith::AddIOp::create(b, loc, task.sk, indexConst(b, loc, 1)))", DECODE_TESTS),
+    ("t5-bidirectional-ahead", "bidirectional T5 puts distance 0 in the upper half of the buckets",
+     r"CmpIPredicate::sgt, dist, zero\)",
+     r"CmpIPredicate::sge, dist, zero)", T5_TESTS),
+    ("t5-exact-range", "T5's exact buckets stop one distance early",
+     r"CmpIPredicate::slt, n, exactV\)",
+     r"CmpIPredicate::slt, n, indexConst(b, loc, exact - 1))", T5_TESTS),
     ("shaw-clamp-bound", "relative distances clamp at K - 1 instead of K",
      r"r = arith::MinSIOp::create\(b, loc, r, indexConst\(b, loc, maxDist\)\)",
      r"r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist - 1))", SHAW_TESTS),
@@ -128,17 +159,17 @@ def build():
                 "posenc-unittests"])
 
 
-def sources():
-    for folder, _, names in os.walk(os.path.join(SOURCE, "lib")):
+def sources(tree=SOURCE):
+    for folder, _, names in os.walk(os.path.join(tree, "lib")):
         for name in sorted(names):
             if name.endswith((".cpp", ".h")):
                 yield os.path.join(folder, name)
 
 
-def mutants(pattern):
-    """(path, match) for every match of `pattern` under lib/."""
+def mutants(pattern, tree=SOURCE):
+    """(path, text, match) for every match of `pattern` under tree/lib/."""
     regex = re.compile(pattern)
-    for path in sources():
+    for path in sources(tree):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         for match in regex.finditer(text):
@@ -162,16 +193,34 @@ def tests_pass(selections):
     return (lit.returncode == 0, "lit Integration/CPU, Unit")
 
 
+def check_patterns(chosen):
+    """Every entry must match at least once in the working tree."""
+    missing = []
+    for name, _, pattern, _, _ in chosen:
+        count = len(list(mutants(pattern, ROOT)))
+        print(f"{name}: {count} mutant(s)")
+        if not count:
+            missing.append(name)
+    if missing:
+        print("mutate: patterns matching nothing under lib/ (the code moved: "
+              "update the catalogue): " + ", ".join(missing), file=sys.stderr)
+    return 1 if missing else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated catalogue names")
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--check-patterns", action="store_true",
+                        help="count each entry's mutants in the working tree; no build")
     args = parser.parse_args()
     chosen = [c for c in CATALOGUE if not args.only or c[0] in args.only.split(",")]
     if args.list:
         for name, what, *_ in chosen:
             print(f"{name}: {what}")
         return 0
+    if args.check_patterns:
+        return check_patterns(chosen)
     prepare_scratch()
     if build().returncode != 0:
         print("mutate: the unmutated scratch tree does not build", file=sys.stderr)
