@@ -23,7 +23,7 @@ import subprocess
 import numpy as np
 import pytest
 
-posenc = pytest.importorskip("posenc")
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
 from posenc_testutil import assert_close, elem_tolerance, from_elem, to_elem  # noqa: E402
 import tosa_blocks  # noqa: E402

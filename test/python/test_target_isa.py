@@ -13,7 +13,7 @@ RoPE, test_execution.py's (atol 1e-5 + rtol 1e-5: one rotation in f32).
 import numpy as np
 import pytest
 
-posenc = pytest.importorskip("posenc")
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
 from posenc_testutil import assert_close  # noqa: E402
 
