@@ -70,14 +70,16 @@ def check_raised_equals_unraised(ir, want, *args):
 
 
 def llama_reference(q_proj, k_proj, v_proj, positions, hq, hkv, d, base,
-                    scaling, causal):
+                    scaling, causal, attention_factor=None):
     s = q_proj.shape[1]
 
     def heads(x, h):
         return x.reshape(1, s, h, d).transpose(0, 2, 1, 3)
 
-    q = ref.rope(heads(q_proj, hq), positions, "half", base, scaling=scaling)
-    k = ref.rope(heads(k_proj, hkv), positions, "half", base, scaling=scaling)
+    q = ref.rope(heads(q_proj, hq), positions, "half", base, scaling=scaling,
+                 attention_factor=attention_factor)
+    k = ref.rope(heads(k_proj, hkv), positions, "half", base, scaling=scaling,
+                 attention_factor=attention_factor)
     out = ref.attention(q, k, heads(v_proj, hkv), causal=causal)
     return out.transpose(0, 2, 1, 3).reshape(1, s, hq * d)
 
@@ -292,3 +294,50 @@ def test_constant_rope_tables_raised(h, s, d, base, scaling, start):
     assert counts["rope"] == 1 and "layout half" in raised_ir, raised_ir
     want = ref.rope(x, np.arange(start, start + s), "half", base, scaling=scaling)
     check_raised_equals_unraised(ir, want, x)
+
+
+YARN = {"kind": "yarn", "factor": 4.0, "original_max_position": 4096}
+
+
+# (head dim, base, scaling, the tables' attention scaling, what the raised
+# rope must say about its attention factor)
+YARN_CASES = [
+    # HuggingFace's yarn: the tables times 0.1 ln(4) + 1, the op's default.
+    (64, 10000.0, YARN, tosa_blocks.hf_attention_scaling(YARN), None),
+    (128, 500000.0, {"kind": "yarn", "factor": 16.0, "original_max_position": 8192},
+     tosa_blocks.hf_attention_scaling({"kind": "yarn", "factor": 16.0}), None),
+    # yarn frequencies with unscaled tables: attention_factor = 1 explicitly.
+    (64, 10000.0, YARN, None, 1.0),
+    # plain frequencies, tables times 0.5: attention_factor = 0.5.
+    (32, 10000.0, None, 0.5, 0.5),
+]
+
+
+@pytest.mark.parametrize("d,base,scaling,table_scale,explicit", YARN_CASES,
+                         ids=["yarn-d64", "yarn-d128-f16", "yarn-unscaled-tables",
+                              "plain-scaled-tables"])
+def test_yarn_and_attention_scaling_raised(d, base, scaling, table_scale, explicit):
+    """yarn is recovered from HuggingFace's float32 frequencies (the
+    correction range read off the ramp), and a constant factor on cos and sin
+    becomes the op's attention factor: implied by yarn when it is yarn's
+    default, explicit otherwise, so the raised program computes what the
+    graph does."""
+    s, hq, hkv = 12, 4, 2
+    rng = np.random.default_rng(d + s)
+    projs = [rng.standard_normal((1, s, h * d)).astype(np.float32) for h in (hq, hkv, hkv)]
+    positions = (np.arange(s, dtype=np.int32) + 5).reshape(1, s)
+    ir = tosa_blocks.llama_block(s, hq, hkv, d, base, scaling, "lowest",
+                                 attention_scaling=table_scale)
+    counts, raised_ir = raised_ops(ir)
+    assert counts == {"attention": 1, "rope": 2}, raised_ir
+    ropes = [line for line in raised_ir.splitlines() if "posenc.rope " in line]
+    for line in ropes:
+        assert ("rope_scaling<yarn" in line) == (scaling is not None), line
+        if explicit is None:
+            assert "attention_factor" not in line, line
+        else:
+            assert f"attention_factor = {explicit:.6e}" in line, line
+    af = 1.0 if table_scale is None else table_scale
+    want = llama_reference(*projs, positions[0], hq, hkv, d, base, scaling,
+                           causal=True, attention_factor=af)
+    check_raised_equals_unraised(ir, want, *projs, positions)

@@ -24,6 +24,8 @@ def hf_inv_freq(dim, base, scaling=None):
     factor = np.float32(scaling["factor"])
     if kind == "linear":
         return (inv / factor).astype(np.float32)
+    if kind == "yarn":
+        return _hf_yarn_inv_freq(dim, base, scaling)
     assert kind == "llama3", kind
     low = np.float32(scaling.get("low_freq_factor", 1.0))
     high = np.float32(scaling.get("high_freq_factor", 4.0))
@@ -34,6 +36,40 @@ def hf_inv_freq(dim, base, scaling=None):
     smoothed = ((1 - smooth) * scaled / factor + smooth * scaled).astype(np.float32)
     medium = ~(wavelen < orig / high) & ~(wavelen > orig / low)
     return np.where(medium, smoothed, scaled).astype(np.float32)
+
+
+def _hf_yarn_inv_freq(dim, base, scaling):
+    """HuggingFace's `_compute_yarn_parameters` (default betas 32 and 1,
+    truncated correction range): float32 frequencies, the correction range
+    in Python floats."""
+    factor = scaling["factor"]
+    orig = scaling["original_max_position"]
+    beta_fast, beta_slow = scaling.get("beta_fast", 32.0), scaling.get("beta_slow", 1.0)
+
+    def correction_dim(rotations):
+        return (dim * math.log(orig / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    pos_freqs = (np.float32(base) ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float32)
+                                      / np.float32(dim))).astype(np.float32)
+    extrapolation = (np.float32(1.0) / pos_freqs).astype(np.float32)
+    interpolation = (np.float32(1.0) / (np.float32(factor) * pos_freqs)).astype(np.float32)
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float32) - np.float32(low))
+                   / np.float32(high - low), 0, 1).astype(np.float32)
+    extrapolation_factor = (np.float32(1) - ramp).astype(np.float32)
+    return (interpolation * (1 - extrapolation_factor)
+            + extrapolation * extrapolation_factor).astype(np.float32)
+
+
+def hf_attention_scaling(scaling):
+    """HuggingFace's attention_scaling: yarn's 0.1 ln(factor) + 1 (factor >
+    1), else 1; multiplies cos and sin."""
+    if (scaling or {}).get("kind") == "yarn" and scaling["factor"] > 1:
+        return 0.1 * math.log(scaling["factor"]) + 1.0
+    return 1.0
 
 
 def causal_mask(sq, sk, masked=np.finfo(np.float32).min):
@@ -145,8 +181,10 @@ class _Tosa:
                        f"!tosa.shape<{len(shape)}>)", self.ty(out)), out
 
 
-def _rope_tables(t, pos, s, d, inv_freq):
-    """cos/sin [1, 1, S, D] of concat(f, f), f = float(pos) * inv_freq."""
+def _rope_tables(t, pos, s, d, inv_freq, attention_scaling=None):
+    """cos/sin [1, 1, S, D] of concat(f, f), f = float(pos) * inv_freq, each
+    times `attention_scaling` when given (HuggingFace: `cos = emb.cos() *
+    self.attention_scaling`)."""
     inv = t.const(inv_freq, [1, 1, d // 2])
     p3 = t.reshape(pos, [1, s], [1, s, 1], "i32")
     pf = t.unary("cast", p3, [1, s, 1], elem="i32")
@@ -154,6 +192,10 @@ def _rope_tables(t, pos, s, d, inv_freq):
     emb, _ = t.concat(freqs, freqs, [1, s, d // 2], 2)
     cos = t.unary("cos", emb, [1, s, d])
     sin = t.unary("sin", emb, [1, s, d])
+    if attention_scaling is not None:
+        factor = t.const([attention_scaling], [1, 1, 1])
+        cos = t.mul(cos, [1, s, d], factor, [1, 1, 1], [1, s, d])
+        sin = t.mul(sin, [1, s, d], factor, [1, 1, 1], [1, s, d])
     return (t.reshape(cos, [1, s, d], [1, 1, s, d]),
             t.reshape(sin, [1, s, d], [1, 1, s, d]))
 
@@ -257,10 +299,11 @@ def _attention_core(t, q, k, v, s, hq, d, scale, mask):
 
 
 def llama_block(s, hq, hkv, d, base=500000.0, scaling=None, mask="lowest",
-                scale=None):
+                scale=None, attention_scaling=None):
     """A LLaMA-style attention block in TOSA: RoPE (half layout, tables from
     HuggingFace's float32 inverse frequencies and the position_ids
-    argument), GQA by tile, the additive causal mask (`mask`: "lowest" for
+    argument, times `attention_scaling` when given), GQA by tile, the
+    additive causal mask (`mask`: "lowest" for
     HuggingFace's finfo.min, "-inf", or None), softmax and the two matmuls.
 
     Signature: (q_proj [1,S,Hq*D], k_proj [1,S,Hkv*D], v_proj [1,S,Hkv*D],
@@ -271,7 +314,8 @@ def llama_block(s, hq, hkv, d, base=500000.0, scaling=None, mask="lowest",
     k = _heads(t, "%k_proj", s, hkv, d)
     v = _heads(t, "%v_proj", s, hkv, d)
     cos, sin = _rope_tables(t, "%position_ids", s, d,
-                            hf_inv_freq(d, base, scaling))
+                            hf_inv_freq(d, base, scaling),
+                            attention_scaling)
     q = _apply_rope(t, q, [1, hq, s, d], cos, sin)
     k = _apply_rope(t, k, [1, hkv, s, d], cos, sin)
     k = _repeat_kv(t, k, hkv, s, d, hq // hkv)

@@ -300,7 +300,7 @@ func.func @frequencies_match_no_formula(%x: tensor<1x2x6x16xf32>, %pos: tensor<1
     %t24 = tosa.mul %x, %t11, %t23 : (tensor<1x2x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1xi8>) -> tensor<1x2x6x16xf32>
     %t25 = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
     %t26 = tosa.mul %t22, %t13, %t25 : (tensor<1x2x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1xi8>) -> tensor<1x2x6x16xf32>
-    // expected-remark @below {{not raised to posenc.rope: the inverse frequencies match no position-independent posenc scaling (none, linear, ntk, llama3) within 8 f32 ulps}}
+    // expected-remark @below {{not raised to posenc.rope: the inverse frequencies match no position-independent posenc scaling (none, linear, ntk, llama3, yarn) within 8 f32 ulps}}
     %t27 = tosa.add %t24, %t26 : (tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) -> tensor<1x2x6x16xf32>
     return %t27 : tensor<1x2x6x16xf32>
 }

@@ -90,8 +90,8 @@ struct RopeFrequencies {
   RopeScalingAttr scaling; ///< null: none
 };
 
-/// Finds `base` and a position-independent scaling (none, linear, llama3;
-/// NTK is none with the adjusted base) whose inverse frequencies
+/// Finds `base` and a position-independent scaling (none, linear, llama3,
+/// yarn with the default betas; NTK is none with the adjusted base) whose inverse frequencies
 /// (computeRopeInvFreq) reproduce `invFreq` (p in [0, R/2)) within 8 f32
 /// ulps each. Parameters are derived from the values, then checked against
 /// every entry; round-looking values are preferred when they also pass.
@@ -104,6 +104,8 @@ struct RopeMatch {
   mlir::Value positions; ///< integer positions; any shape with S elements
   mlir::DenseElementsAttr constantPositions; ///< or integral float constants
   RopeFrequencies frequencies;
+  /// The constant cos and sin are multiplied by (the attention factor).
+  double tableScale = 1.0;
 };
 
 /// Matches the angles `f = float(positions) * inv_freq` ([..., S, R/2],

@@ -72,14 +72,35 @@ static Value matchTable(const Elementwise &mul, const Elementwise::Arg &a) {
   return a.input->get();
 }
 
-/// The angle tensor `emb` of a `math.cos`/`math.sin` table read by `a`.
+/// `table` without an elementwise product by a float splat (yarn's and
+/// longrope's attention factor: HuggingFace multiplies cos and sin by it);
+/// `scale` gets the splat, 1 when there is none.
+static Value peelTableScale(Value table, double &scale) {
+  scale = 1.0;
+  std::optional<Elementwise> mul = matchElementwiseOf<arith::MulFOp>(table);
+  if (!mul || mul->args.size() != 2)
+    return table;
+  for (int i = 0; i < 2; ++i) {
+    const Elementwise::Arg &t = mul->args[i];
+    std::optional<double> splat = getSplatValue(mul->args[1 - i]);
+    if (splat && t.input && mul->isIdentity(t)) {
+      scale = *splat;
+      return t.input->get();
+    }
+  }
+  return table;
+}
+
+/// The angle tensor `emb` of a `math.cos`/`math.sin` table read by `a`,
+/// possibly times a constant `scale`.
 template <typename TrigOp>
-static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a) {
+static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a,
+                            double &scale) {
   Value table = matchTable(mul, a);
   if (!table)
     return Value();
-  std::optional<Elementwise> trig =
-      matchElementwiseOf<TrigOp>(peelUnitReshapes(table));
+  std::optional<Elementwise> trig = matchElementwiseOf<TrigOp>(
+      peelUnitReshapes(peelTableScale(peelUnitReshapes(table), scale)));
   if (!trig || !trig->isIdentity(trig->args[0]))
     return Value();
   return peelUnitReshapes(trig->args[0].input->get());
@@ -176,6 +197,7 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
   // the other, each product's operands in either order.
   RopeMatch m;
   Value cosEmb, sinEmb, cosTable, sinTable;
+  double cosScale = 1.0, sinScale = 1.0;
   for (int c = 0; c < 2 && !m.input; ++c)
     for (int i = 0; i < 2 && !m.input; ++i)
       for (int j = 0; j < 2 && !m.input; ++j) {
@@ -186,8 +208,10 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
         Value rotated = matchRotateHalf(rot.input->get());
         if (!rotated || rotated != x.input->get())
           continue;
-        cosEmb = matchTrigTable<math::CosOp>(cosMul, cosMul.args[1 - i]);
-        sinEmb = matchTrigTable<math::SinOp>(sinMul, sinMul.args[1 - j]);
+        cosEmb = matchTrigTable<math::CosOp>(cosMul, cosMul.args[1 - i],
+                                             cosScale);
+        sinEmb = matchTrigTable<math::SinOp>(sinMul, sinMul.args[1 - j],
+                                             sinScale);
         cosTable = matchTable(cosMul, cosMul.args[1 - i]);
         sinTable = matchTable(sinMul, sinMul.args[1 - j]);
         m.input = rotated;
@@ -213,8 +237,13 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
     why = "the angles are not concat(f, f) along the last dim";
     return std::nullopt;
   }
+  if (cosScale != sinScale) {
+    why = "cos and sin are multiplied by different constants";
+    return std::nullopt;
+  }
   if (!matchRopeAngles(halves->first, m.input, m, why))
     return std::nullopt;
+  m.tableScale = cosScale;
   return m;
 }
 
@@ -239,6 +268,18 @@ static FailureOr<Value> buildPositions(OpBuilder &b, Location loc,
       .getResult();
 }
 
+/// The op's `attention_factor` attribute: none when the recovered
+/// scaling's own factor (yarn's 0.1 ln(factor) + 1, else 1) is the graph's
+/// table scale within 2 f32 ulps; the graph's scale otherwise (e.g. 1 for
+/// yarn frequencies with unscaled tables).
+static FloatAttr attentionFactorAttr(OpBuilder &b, const RopeMatch &m) {
+  RopeScalingAttr scaling = m.frequencies.scaling;
+  double implied = scaling ? scaling.getEffectiveAttentionFactor() : 1.0;
+  if (std::abs(implied - m.tableScale) <= 2.0 * 0x1p-23 * std::abs(implied))
+    return FloatAttr();
+  return b.getF64FloatAttr(m.tableScale);
+}
+
 LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
                                     const RopeMatch &m, Layout layout,
                                     bool emitRemark) {
@@ -259,7 +300,7 @@ LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
       rewriter, root->getLoc(), type, m.input, *positions,
       LayoutAttr::get(ctx, layout),
       rewriter.getF64FloatAttr(m.frequencies.base), IntegerAttr(),
-      m.frequencies.scaling, FloatAttr(),
+      m.frequencies.scaling, attentionFactorAttr(rewriter, m),
       AnglePrecisionAttr::get(ctx, AnglePrecision::fast));
   if (emitRemark)
     rope->emitRemark("raised to posenc.rope (")

@@ -120,6 +120,71 @@ static std::optional<RopeFrequencies> tryLlama3(ArrayRef<double> inv,
   return tryCandidate(inv, base, [&] { return scaling; });
 }
 
+/// The candidates for yarn's original_max_position in [lo, hi), round
+/// values first: powers of two, multiples of 1024 and of 1000, then lo.
+static SmallVector<int64_t> roundPositionsIn(double lo, double hi) {
+  SmallVector<int64_t> out;
+  auto add = [&](double v) {
+    if (v >= lo && v < hi && v < 1e12)
+      out.push_back(static_cast<int64_t>(v));
+  };
+  for (double v = 1; v < hi; v *= 2)
+    add(v);
+  for (double step : {1024.0, 1000.0})
+    add(std::ceil(lo / step) * step);
+  add(std::ceil(lo));
+  return out;
+}
+
+/// yarn with the default betas (fast 32, slow 1): pairs up to the integer
+/// correction dim `low` keep base^(-2p/R), pairs from `high` on are divided
+/// by `factor`, the ones between blend linearly in p. low, high and factor
+/// are read off the vector (the last two pairs must be fully interpolated:
+/// otherwise factor and high are not separable); original_max_position is
+/// any value whose correction dims are that low and high (every such value
+/// gives the same frequencies), a round one when there is one.
+static std::optional<RopeFrequencies> tryYarn(ArrayRef<double> inv,
+                                              MLIRContext *ctx) {
+  size_t n = inv.size();
+  if (n < 4)
+    return std::nullopt;
+  double r = 2.0 * static_cast<double>(n);
+  double base = solveBase(inv, 1, 1.0);
+  size_t low = 1;
+  while (low + 1 < n &&
+         std::abs(inv[low + 1] - std::pow(base, -2.0 * (low + 1) / r)) <
+             1e-4 * inv[low + 1])
+    ++low;
+  base = solveBase(inv, low, 1.0);
+  // g(p) = ramp(p) * (1 - 1/factor).
+  auto g = [&](size_t p) {
+    return 1.0 - inv[p] / std::pow(base, -2.0 * static_cast<double>(p) / r);
+  };
+  double c = g(n - 1), step = low + 1 < n ? g(low + 1) : 0.0;
+  if (!(c > 1e-3 && c < 1.0) || std::abs(g(n - 2) - c) > 1e-4 * c ||
+      !(step > 0.0))
+    return std::nullopt;
+  double factor = roundish(1.0 / (1.0 - c));
+  double high = static_cast<double>(low) + std::round(c / step);
+  // floor(R ln(orig / (32 * 2 pi)) / (2 ln base)) == low and
+  // ceil(R ln(orig / (1 * 2 pi)) / (2 ln base)) == high.
+  double lb = std::log(base), ld = static_cast<double>(low);
+  double lo = std::max(64.0 * M_PI * std::exp(2.0 * ld * lb / r),
+                       2.0 * M_PI * std::exp(2.0 * (high - 1.0) * lb / r));
+  double hi = std::min(64.0 * M_PI * std::exp(2.0 * (ld + 1.0) * lb / r),
+                       2.0 * M_PI * std::exp(2.0 * high * lb / r));
+  for (int64_t orig : roundPositionsIn(lo, hi)) {
+    RopeScalingAttr scaling = parseScaling(
+        ctx, "#posenc.rope_scaling<yarn, factor = " + printNumber(factor) +
+                 ", original_max_position = " + std::to_string(orig) + ">");
+    if (!scaling)
+      return std::nullopt;
+    if (auto found = tryCandidate(inv, base, [&] { return scaling; }))
+      return found;
+  }
+  return std::nullopt;
+}
+
 std::optional<RopeFrequencies>
 raise::recoverRopeFrequencies(ArrayRef<double> inv, MLIRContext *ctx,
                               std::string &why) {
@@ -147,7 +212,9 @@ raise::recoverRopeFrequencies(ArrayRef<double> inv, MLIRContext *ctx,
   if (n >= 3)
     if (auto llama3 = tryLlama3(inv, ctx))
       return llama3;
+  if (auto yarn = tryYarn(inv, ctx))
+    return yarn;
   why = "the inverse frequencies match no position-independent posenc "
-        "scaling (none, linear, ntk, llama3) within 8 f32 ulps";
+        "scaling (none, linear, ntk, llama3, yarn) within 8 f32 ulps";
   return std::nullopt;
 }

@@ -70,8 +70,10 @@ def PosencRaisePass : Pass<"posenc-raise"> {
       in the graph as `math.cos`/`math.sin` of `concat(f, f)` with
       `f = float(positions) * inv_freq`. The constant `inv_freq` is compared
       numerically (within 8 f32 ulps) with posenc's own formulas to recover
-      `base` and the scaling (none, linear, llama3; NTK is `none` with the
-      adjusted base); no match, no rewrite.
+      `base` and the scaling (none, linear, llama3, yarn with the default
+      betas; NTK is `none` with the adjusted base); no match, no rewrite. A
+      constant on both cos and sin (yarn's attention scaling) becomes the
+      op's attention factor, explicit unless the scaling implies it.
     - **RoPE, interleaved layout** rooted at the reshape back of
       `concat(a cos - b sin, a sin + b cos)` where `a`, `b` are the two
       elements of each pair of `x` reshaped to `[..., D/2, 2]` (Meta's LLaMA
