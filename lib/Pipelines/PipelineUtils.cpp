@@ -7,6 +7,7 @@
 
 #include "PipelineUtils.h"
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Pipelines/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -21,6 +22,9 @@ using namespace mlir;
 void posenc::addPosencTensorLoweringPasses(OpPassManager &pm,
                                            bool fuseIntoAttentionTiles) {
   pm.addPass(createPosencToLinalgPass());
+  // linalg.softmax that raising left alone: generics the loop lowering
+  // reaches.
+  pm.addNestedPass<func::FuncOp>(createPosencDecomposeAggregatesPass());
   // Elementwise arith/math on whole tensors (e.g. `x + sinusoidal table`)
   // becomes linalg so that it fuses and bufferizes like the rest.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());

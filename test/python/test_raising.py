@@ -341,3 +341,93 @@ def test_yarn_and_attention_scaling_raised(d, base, scaling, table_scale, explic
     want = llama_reference(*projs, positions[0], hq, hkv, d, base, scaling,
                            causal=True, attention_factor=af)
     check_raised_equals_unraised(ir, want, *projs, positions)
+
+
+def einsum_attention(b, h, sq, sk, d, scale, causal):
+    """Attention as StableHLO's dot_general with two batch dims lowers to
+    linalg (JAX's `bhqd,bhkd->bhqk` and `bhqk,bhkd->bhqd` einsums): two
+    contraction `linalg.generic`s over [b, h, m, n, k] into zero-filled
+    inits, the scale a generic multiply, HuggingFace's additive causal mask
+    a dense constant, and `linalg.softmax` over the key dim."""
+    t = lambda *s: "tensor<" + "x".join(map(str, s)) + "xf32>"  # noqa: E731
+    q, k, v, s4 = t(b, h, sq, d), t(b, h, sk, d), t(b, h, sk, d), t(b, h, sq, sk)
+    lines = [
+        "#qk_a = affine_map<(b, h, m, n, k) -> (b, h, m, k)>",
+        "#qk_b = affine_map<(b, h, m, n, k) -> (b, h, n, k)>",
+        "#pv_b = affine_map<(b, h, m, n, k) -> (b, h, k, n)>",
+        "#out = affine_map<(b, h, m, n, k) -> (b, h, m, n)>",
+        "#id = affine_map<(b, h, i, j) -> (b, h, i, j)>",
+        "#mask = affine_map<(b, h, i, j) -> (i, j)>",
+        f"func.func @attention(%q: {q}, %k: {k}, %v: {v}) -> {q} {{",
+        "  %zero = arith.constant 0.0 : f32",
+        f"  %c = arith.constant {scale!r} : f32",
+        f"  %e = tensor.empty() : {s4}",
+        f"  %z = linalg.fill ins(%zero : f32) outs(%e : {s4}) -> {s4}",
+        "  %s = linalg.generic {indexing_maps = [#qk_a, #qk_b, #out], iterator_types = "
+        '["parallel", "parallel", "parallel", "parallel", "reduction"]} '
+        f"ins(%q, %k : {q}, {k}) outs(%z : {s4}) {{",
+        "  ^bb0(%a: f32, %bb: f32, %o: f32):",
+        "    %m = arith.mulf %a, %bb : f32",
+        "    %r = arith.addf %o, %m : f32",
+        "    linalg.yield %r : f32",
+        f"  }} -> {s4}",
+        "  %ss = linalg.generic {indexing_maps = [#id, #id], iterator_types = "
+        '["parallel", "parallel", "parallel", "parallel"]} '
+        f"ins(%s : {s4}) outs(%e : {s4}) {{",
+        "  ^bb0(%a: f32, %o: f32):",
+        "    %m = arith.mulf %a, %c : f32",
+        "    linalg.yield %m : f32",
+        f"  }} -> {s4}",
+    ]
+    scores = "%ss"
+    if causal:
+        mask = tosa_blocks.causal_mask(sq, sk)
+        values = "[" + ", ".join("[" + ", ".join(repr(float(x)) for x in row) + "]"
+                                 for row in mask) + "]"
+        lines += [
+            f"  %mask = arith.constant dense<{values}> : {t(sq, sk)}",
+            "  %sm = linalg.generic {indexing_maps = [#id, #mask, #id], iterator_types = "
+            '["parallel", "parallel", "parallel", "parallel"]} '
+            f"ins(%ss, %mask : {s4}, {t(sq, sk)}) outs(%e : {s4}) {{",
+            "  ^bb0(%a: f32, %mk: f32, %o: f32):",
+            "    %m = arith.addf %a, %mk : f32",
+            "    linalg.yield %m : f32",
+            f"  }} -> {s4}",
+        ]
+        scores = "%sm"
+    lines += [
+        f"  %p = linalg.softmax dimension(3) ins({scores} : {s4}) outs(%e : {s4}) -> {s4}",
+        f"  %eo = tensor.empty() : {q}",
+        f"  %zo = linalg.fill ins(%zero : f32) outs(%eo : {q}) -> {q}",
+        "  %o = linalg.generic {indexing_maps = [#qk_a, #pv_b, #out], iterator_types = "
+        '["parallel", "parallel", "parallel", "parallel", "reduction"]} '
+        f"ins(%p, %v : {s4}, {v}) outs(%zo : {q}) {{",
+        "  ^bb0(%a: f32, %bb: f32, %o: f32):",
+        "    %m = arith.mulf %a, %bb : f32",
+        "    %r = arith.addf %o, %m : f32",
+        "    linalg.yield %r : f32",
+        f"  }} -> {q}",
+        f"  return %o : {q}",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("b,h,sq,sk,d,causal", [
+    (1, 4, 8, 8, 16, False), (2, 3, 5, 12, 32, True), (1, 2, 17, 17, 64, True)])
+def test_einsum_attention_raised_equals_unraised(b, h, sq, sk, d, causal):
+    """The contraction generics of StableHLO's dot_general become
+    linalg.batch_matmul next to a softmax, so the attention matcher raises
+    them; raise=false runs the generics (and linalg.softmax, decomposed by
+    posenc-decompose-aggregates) as they are."""
+    rng = np.random.default_rng(b * 1000 + sq * 10 + d)
+    q = rng.standard_normal((b, h, sq, d)).astype(np.float32)
+    k = rng.standard_normal((b, h, sk, d)).astype(np.float32)
+    v = rng.standard_normal((b, h, sk, d)).astype(np.float32)
+    scale = 1.0 / np.sqrt(d)
+    ir = einsum_attention(b, h, sq, sk, d, float(np.float32(scale)), causal)
+    counts, raised_ir = raised_ops(ir)
+    assert counts == {"attention": 1, "rope": 0}, raised_ir
+    assert ("causal" in raised_ir) == causal, raised_ir
+    want = ref.attention(q, k, v, scale=float(np.float32(scale)), causal=causal)
+    check_raised_equals_unraised(ir, want, q, k, v)

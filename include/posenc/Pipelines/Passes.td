@@ -28,4 +28,25 @@ def PosencToNVVMConfigErrorPass : Pass<"posenc-to-nvvm-config-error"> {
   ];
 }
 
+def PosencDecomposeAggregatesPass
+    : Pass<"posenc-decompose-aggregates", "mlir::func::FuncOp"> {
+  let summary = "Decompose linalg's aggregated ops (linalg.softmax) into "
+                "generics";
+  let description = [{
+    `linalg.softmax` (and any op implementing linalg's
+    `AggregatedOpInterface`) has no lowering to loops of its own: both
+    pipelines run this pass before bufferization so that a softmax that
+    `posenc-raise` did not fold into `posenc.attention` (raising off, or a
+    near miss it declined) still compiles. Each op is replaced by what its
+    `decomposeOperation` builds (upstream's max, sub, exp, sum and divide
+    generics), the same computation. Upstream has the decomposition only as
+    a transform-dialect op (`transform.structured.decompose_interface`), not
+    as a pass, hence this one.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::math::MathDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 #endif // POSENC_PIPELINES_PASSES_TD

@@ -60,22 +60,6 @@ struct AttentionMatch {
 
 using Failure = std::string;
 
-/// `v` without an elementwise float cast `CastOp` (extf/truncf) in front.
-template <typename CastOp>
-static Value peelCast(Value v) {
-  std::optional<Elementwise> cast = matchElementwiseOf<CastOp>(v);
-  if (cast && cast->args[0].input && cast->isIdentity(cast->args[0]))
-    return cast->args[0].input->get();
-  return v;
-}
-
-/// Whether `init` is a linalg.fill with 0.0 (the matmul does not accumulate
-/// into something else).
-static bool isZeroFilled(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-}
-
 /// Multiplications and divisions by splat constants in front of `v`: folds
 /// them into `scale` and returns the value they scale.
 static Value peelScale(Value v, double &scale) {

@@ -24,6 +24,7 @@ using namespace posenc;
 
 void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
                                            bool emitRemarks) {
+  raise::populateRaiseContractionPatterns(patterns);
   raise::populateRaiseAttentionPatterns(patterns, emitRemarks);
   raise::populateRaiseRopePatterns(patterns, emitRemarks);
   raise::populateRaiseInterleavedRopePatterns(patterns, emitRemarks);

@@ -162,6 +162,9 @@ std::optional<std::string> explainSinusoidal(mlir::Operation *op);
 
 void populateRaiseSinusoidalPatterns(mlir::RewritePatternSet &patterns,
                                      bool emitRemarks);
+/// Batched contraction generics of an attention (the P.V of a softmax and
+/// the Q.K^T of its scores) as linalg.batch_matmul (RaiseContractions.cpp).
+void populateRaiseContractionPatterns(mlir::RewritePatternSet &patterns);
 void populateRaiseAttentionPatterns(mlir::RewritePatternSet &patterns,
                                     bool emitRemarks);
 void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,

@@ -63,6 +63,11 @@ std::optional<double> raise::getSplatValue(const Elementwise::Arg &a) {
   return std::nullopt;
 }
 
+bool raise::isZeroFilled(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
 std::optional<SmallVector<double>> raise::getConstantValues(Value v) {
   std::optional<ConstantTensor> t = evaluateConstant(v);
   if (!t)

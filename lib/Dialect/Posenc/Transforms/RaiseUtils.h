@@ -84,6 +84,19 @@ std::optional<llvm::SmallVector<double>> getConstantValues(mlir::Value v);
 /// last two dims are single-dim groups of its reassociation).
 bool reshapesOnlyLeadingDims(mlir::Operation *op);
 
+/// `v` without an elementwise float cast `CastOp` (extf/truncf) in front.
+template <typename CastOp>
+mlir::Value peelCast(mlir::Value v) {
+  std::optional<Elementwise> cast = matchElementwiseOf<CastOp>(v);
+  if (cast && cast->args[0].input && cast->isIdentity(cast->args[0]))
+    return cast->args[0].input->get();
+  return v;
+}
+
+/// Whether `init` is a linalg.fill with 0.0 (a matmul into it does not
+/// accumulate into something else).
+bool isZeroFilled(mlir::Value init);
+
 /// Follows tensor.expand_shape / tensor.collapse_shape that only touch the
 /// leading dims back to their source.
 mlir::Value peelLeadingReshapes(mlir::Value v);

@@ -50,7 +50,10 @@ def PosencRaisePass : Pass<"posenc-raise"> {
     entirely with -inf gives NaN in the graph and zeros in posenc.attention).
 
     - **Attention** rooted at `P . V` (`linalg.batch_matmul` with a zero
-      init): `P` is a softmax over the key dim (`linalg.softmax`, or the
+      init; a batched contraction `linalg.generic` over `[batch..., m, n,
+      k]`, StableHLO's `dot_general` with several batch dims, is first
+      rewritten to that form when it is the P.V of a softmax or a Q.K^T its
+      scores come from): `P` is a softmax over the key dim (`linalg.softmax`, or the
       decomposed max-reduce / subtract / exp / sum-reduce / divide or
       multiply-by-reciprocal, with a `-inf` or lowest-finite max init and
       `maximumf` or `maxnumf`); the scores are `Q . K^T` (`linalg.batch_matmul`
