@@ -431,3 +431,31 @@ def test_einsum_attention_raised_equals_unraised(b, h, sq, sk, d, causal):
     assert ("causal" in raised_ir) == causal, raised_ir
     want = ref.attention(q, k, v, scale=float(np.float32(scale)), causal=causal)
     check_raised_equals_unraised(ir, want, q, k, v)
+
+
+@pytest.mark.parametrize("elem", ["f16", "bf16"])
+@pytest.mark.parametrize("h,s,d,base,scaling,offset", [
+    (2, 9, 64, 10000.0, None, 0),
+    (3, 33, 128, 500000.0, LLAMA3, 250),
+])
+def test_half_precision_rope_raised(elem, h, s, d, base, scaling, offset):
+    """RoPE in an f16/bf16 model (tosa_blocks.rope_half_precision: f32
+    tables cast to the model's type, the rotation in that type) raises to
+    posenc.rope on the half tensor. The raised op rotates in f32 and rounds
+    once; the graph rounds the tables, both products and the sum: both agree
+    with the float64 reference within the type's rounding (raised: one
+    rounding; unraised: four, so 4x the tolerance)."""
+    rng = np.random.default_rng(h * 10 + d)
+    x, x_ref = to_elem(rng.standard_normal((1, h, s, d)), elem)
+    positions = np.arange(s, dtype=np.int32).reshape(1, s) + offset
+    ir = "func.func @rope" + tosa_blocks.rope_half_precision(
+        h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling), elem)
+    counts, raised_ir = raised_ops(ir)
+    assert counts["rope"] == 1 and f"x{elem}>, tensor<{s}xi32>" in raised_ir, raised_ir
+    want = ref.rope(x_ref, positions[0], "half", base, scaling=scaling)
+    atol, rtol = elem_tolerance(elem)
+    raised = from_elem(posenc.compile(ir, pipeline=RAISED)(x, positions), elem)
+    unraised = from_elem(posenc.compile(ir, pipeline=UNRAISED)(x, positions), elem)
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(unraised, want, 4 * atol, 4 * rtol, "raise=false vs numpy")
+

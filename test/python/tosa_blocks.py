@@ -548,6 +548,45 @@ def rope_partial(h, s, d, rotary_dim, inv_freq):
             + "\n".join(t.lines) + f"\n    return {out} : {ty(shape)}\n}}\n")
 
 
+class _Typed:
+    """The ops of `_Tosa` on another element type, writing into the same
+    program (the table ops stay f32 on the base builder)."""
+
+    def __init__(self, base, elem):
+        self.base, self.elem = base, elem
+
+    def __getattr__(self, name):
+        return getattr(self.base, name)
+
+    def ty(self, shape, elem=None):
+        return _Tosa.ty(shape, elem or self.elem)
+
+    mul, slice, concat, binary = _Tosa.mul, _Tosa.slice, _Tosa.concat, _Tosa.binary
+
+    def negate(self, x, shape):
+        zp = self.op(f'"tosa.const"() {{values = dense<0.0> : tensor<1x{self.elem}>}} : ()',
+                     f"tensor<1x{self.elem}>")
+        return self.op(f"tosa.negate {x}, {zp}, {zp} : ({self.ty(shape)}, "
+                       f"tensor<1x{self.elem}>, tensor<1x{self.elem}>)", self.ty(shape))
+
+
+def rope_half_precision(h, s, d, inv_freq, elem="f16"):
+    """HuggingFace's apply_rotary_pos_emb in a half-precision model: cos/sin
+    computed in f32 from the position_ids, cast to the model's type
+    (`cos.to(x.dtype)`), then x * cos + rotate_half(x) * sin in that type.
+    (x [1,H,S,D] elem, position_ids [1,S]) -> [1,H,S,D] elem."""
+    t = _Tosa()
+    shape = [1, h, s, d]
+    cos, sin = _rope_tables(t, "%pos", s, d, inv_freq)
+    table = [1, 1, s, d]
+    cos = t.unary("cast", cos, table, out_elem=elem)
+    sin = t.unary("cast", sin, table, out_elem=elem)
+    out = _apply_rope(_Typed(t, elem), "%x", shape, cos, sin)
+    ty = _Tosa.ty
+    return (f"(%x: {ty(shape, elem)}, %pos: {ty([1, s], 'i32')}) -> {ty(shape, elem)} {{\n"
+            + "\n".join(t.lines) + f"\n    return {out} : {ty(shape, elem)}\n}}\n")
+
+
 def rope_expanded(h, s, d, inv_freq, swapped=False):
     """The half layout written without rotate_half: concat(x1*cos - x2*sin,
     x2*cos + x1*sin), x1 = x[..., :D/2], x2 = x[..., D/2:], cos/sin of

@@ -99,6 +99,9 @@ static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a,
   Value table = matchTable(mul, a);
   if (!table)
     return Value();
+  // f16/bf16 graphs round the f32 tables to the input's type
+  // (HuggingFace: `cos.to(x.dtype)`).
+  table = peelCast<arith::TruncFOp>(peelUnitReshapes(table));
   std::optional<Elementwise> trig = matchElementwiseOf<TrigOp>(
       peelUnitReshapes(peelTableScale(peelUnitReshapes(table), scale)));
   if (!trig || !trig->isIdentity(trig->args[0]))
@@ -162,9 +165,14 @@ bool raise::matchRopeAngles(Value f, Value x, RopeMatch &m, std::string &why) {
   if (!invFreq)
     return false;
   auto type = cast<RankedTensorType>(x.getType());
-  if (!type.getElementType().isF32() ||
+  if (!getElementTypeOrSelf(f.getType()).isF32()) {
+    why = "the angles are not computed in f32";
+    return false;
+  }
+  if (!isa<Float32Type, Float16Type, BFloat16Type>(type.getElementType()) ||
       static_cast<int64_t>(invFreq->size()) * 2 != type.getShape().back()) {
-    why = "only f32 inputs with one inverse frequency per pair are raised";
+    why = "only f32/f16/bf16 inputs with one inverse frequency per pair are "
+          "raised";
     return false;
   }
   std::optional<RopeFrequencies> freqs =
