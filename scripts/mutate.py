@@ -108,10 +108,10 @@ CATALOGUE = [
     ("kv-lengths-check-lower", "the run-time check accepts a negative kv_lengths",
      r"CmpIPredicate::sge,(\s*)length, zero\)",
      r"CmpIPredicate::sge,\1length, indexConst(b, loc, -1))", KV_TESTS),
-    ("decode-split-end", "a split of the decode schedule ends one key past the sequence",
-     r"arith::AddIOp::create\(b, loc, task\.keyBegin, splits\.chunk\),(\s*)task\.sk\)",
-     r"arith::AddIOp::create(b, loc, task.keyBegin, splits.chunk),\1"
-     r"arith::AddIOp::create(b, loc, task.sk, indexConst(b, loc, 1)))", DECODE_TESTS),
+    ("decode-split-begin", "each split of the decode schedule skips its first key",
+     r"task\.keyBegin = arith::MulIOp::create\(b, loc, task\.split, splits\.chunk\);",
+     r"task.keyBegin = arith::AddIOp::create(b, loc, arith::MulIOp::create("
+     r"b, loc, task.split, splits.chunk), indexConst(b, loc, 1));", DECODE_TESTS),
     ("t5-bidirectional-ahead", "bidirectional T5 puts distance 0 in the upper half of the buckets",
      r"CmpIPredicate::sgt, dist, zero\)",
      r"CmpIPredicate::sge, dist, zero)", T5_TESTS),
