@@ -130,6 +130,15 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
   bufferization.materialize_in_destination %o in restrict writable %out : ({qt3}, {mt3}) -> ()
   return
 }}"""
+        if enc == "xl":
+            rt, bt = ttype([h, 2 * s - 1, d]), ttype([h, d])
+            return f"""
+func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, %out: {mt}) {{
+  %o = posenc.xl_attention %q, %k, %v rel(%rel : {rt}) content_bias(%u : {bt})
+      position_bias(%pb : {bt}){causal} : {qt}, {kt}, {kt} -> {qt}
+  bufferization.materialize_in_destination %o in restrict writable %out : ({qt}, {mt}) -> ()
+  return
+}}"""
         bias = ""
         if enc == "alibi":
             bt = ttype([h, s, s])
@@ -194,6 +203,8 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
         causal = p.get("causal", True)
         if enc == "shaw":
             return ref.rel_pos_attention(a[0], a[1], a[2], a[3], rel_value=a[4], causal=causal)
+        if enc == "xl":
+            return ref.xl_attention(*a[:6], causal=causal)
         q, k, v = a[:3]
         bias = None
         if enc == "rope":
@@ -226,6 +237,9 @@ func.func @bench(%q: {qt3}, %k: {kt3}, %v: {kt3}, %rk: {rt}, %rv: {rt}, %out: {m
         args = [q, k, v]
         if enc == "rope":
             args.append(np.arange(s, dtype=np.int32))
+        if enc == "xl":
+            args.append(rng.standard_normal((h, 2 * s - 1, d), dtype=np.float32))
+            args += [0.5 * rng.standard_normal((h, d), dtype=np.float32) for _ in range(2)]
         return args, np.empty_like(q)
 
 
@@ -333,6 +347,8 @@ def all_cases(quick):
                               encoding=enc))
         cases.append(Case("attn-shaw16-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="shaw", K=16))
+        cases.append(Case("attn-xl-s64", "attention", ["fused", "reference"],
+                          s=64, d=32, h=4, encoding="xl"))
         cases.append(Case("tosa-llama-s64", "tosa_llama", ["raised", "handwritten", "unraised"],
                           s=64, d=64, h=4, hkv=2))
         return cases + decode_cases(quick)
@@ -352,6 +368,13 @@ def all_cases(quick):
         for kk in (16, 64):
             cases.append(Case(f"attn-shaw{kk}-s{s}", "attention", ["fused"] + ref,
                               s=s, d=128, h=32, encoding="shaw", K=kk))
+    # Transformer-XL (issue 14: within 2.2x of plain causal attention at
+    # S = 2048, H = 32, D = 64 and 128; the D = 128 plain case is above).
+    cases.append(Case("attn-plain-s2048-d64", "attention", ["fused", "naive"],
+                      s=2048, d=64, h=32))
+    for d in (64, 128):
+        cases.append(Case(f"attn-xl-s2048-d{d}", "attention", ["fused"],
+                          s=2048, d=d, h=32, encoding="xl"))
     cases.append(Case("attn-plain-s16384", "attention", ["fused"], s=16384, d=128, h=32))
     cases.append(Case("tosa-llama-s2048", "tosa_llama", ["raised", "handwritten", "unraised"],
                       s=2048, d=128, h=8, hkv=2))

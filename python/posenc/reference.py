@@ -27,8 +27,9 @@ Choices made where the contract leaves room (all stated in docs/spec.md):
   ``>= rotary_dim`` pass through unscaled. Precedence: the op's
   ``attention_factor`` > ``scaling["attention_factor"]`` > the kind's default
   (yarn: ``0.1*ln(factor)+1`` if factor > 1 else 1; everything else 1).
-* In ``attention`` / ``rel_pos_attention`` a score of ``-inf`` (from the causal
-  mask or from the bias) is a masked key; a row with every key masked gives 0.
+* In ``attention`` / ``rel_pos_attention`` / ``xl_attention`` a score of
+  ``-inf`` (from the causal mask or from the bias) is a masked key; a row with
+  every key masked gives 0.
 """
 
 import math
@@ -46,6 +47,7 @@ __all__ = [
     "t5_bias",
     "attention",
     "rel_pos_attention",
+    "xl_attention",
 ]
 
 _LAYOUTS = ("interleaved", "half")
@@ -495,3 +497,55 @@ def rel_pos_attention(q, k, v, rel_key, rel_value=None, scale=None, causal=False
             raise ValueError(f"rel_value must be [{2 * K + 1}, {Dv}], got {rv.shape}")
         out = out + np.einsum("...ij,ijd->...id", p, rv[r])
     return out
+
+
+# ---------------------------------------------------------------------------
+# posenc.xl_attention (Transformer-XL / XLNet, Dai et al.)
+# ---------------------------------------------------------------------------
+
+def xl_attention(q, k, v, rel, content_bias, position_bias, scale=None, causal=False):
+    """Transformer-XL / XLNet relative attention, ``[..., H, Sq, Dv]`` (naive form).
+
+    Query i sits at i' = i + (Sk - Sq); the distance d = i' - j lies in
+    [1 - Sq, Sk - 1] and reads row t = d + Sq - 1 of ``rel`` ``[[H,] L, D]``,
+    L = Sq + Sk - 1. With u = content_bias[h], v = position_bias[h] ``[H, D]``:
+    e[i, j] = scale * ((q_i + u) . k_j + (q_i + v) . rel[(h,) t]);
+    causal masks j > i'; p = softmax_j(e) (a row with every key masked gives
+    0); out_i = sum_j p[i, j] v_j.
+    """
+    q, k, v, rel = _f64(q), _f64(k), _f64(v), _f64(rel)
+    u, pb = _f64(content_bias), _f64(position_bias)
+    if q.ndim < 3 or k.ndim != q.ndim or v.ndim != q.ndim:
+        raise ValueError("query/key/value must have one rank >= 3 [..., H, S, D]")
+    H, Sq, D = q.shape[-3:]
+    Sk = k.shape[-2]
+    if k.shape[-3] != H or v.shape[-3] != H:
+        raise ValueError(f"key/value heads ({k.shape[-3]}, {v.shape[-3]}) must equal "
+                         f"the query's ({H})")
+    if k.shape[-1] != D:
+        raise ValueError(f"key head dim ({k.shape[-1]}) must equal query head dim ({D})")
+    if v.shape[-2] != Sk:
+        raise ValueError(f"value has {v.shape[-2]} keys, key has {Sk}")
+    L = Sq + Sk - 1
+    if rel.shape not in ((L, D), (H, L, D)):
+        raise ValueError(f"rel must be [L, D] or [H, L, D] with L = Sq + Sk - 1 = {L}, "
+                         f"D = {D}, got {rel.shape}")
+    for name, bias in (("content_bias", u), ("position_bias", pb)):
+        if bias.shape != (H, D):
+            raise ValueError(f"{name} must be [H, D] = [{H}, {D}], got {bias.shape}")
+    i_prime = np.arange(Sq)[:, None] + (Sk - Sq)
+    j = np.arange(Sk)[None, :]
+    t = (i_prime - j) + Sq - 1  # [Sq, Sk], in [0, L)
+    content = np.matmul(q + u[:, None, :], np.swapaxes(k, -1, -2))
+    qv = q + pb[:, None, :]
+    if rel.ndim == 2:
+        position = np.einsum("...hid,ijd->...hij", qv, rel[t])
+    else:
+        position = np.einsum("...hid,hijd->...hij", qv, rel[:, t])
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    e = float(scale) * (content + position)
+    if causal:
+        e = np.where(_causal_mask(Sq, Sk), -np.inf, e)
+    p = _softmax_rows(e)
+    return np.matmul(p, v)

@@ -1,14 +1,14 @@
 """Builders of the relative position encodings of docs/spec.md's "Additions"
-(T5's bucketed bias), in the form and with the conventions of
-``posenc.builders`` (read its docstring): each returns a ``Program``, sizes
-are ints or None (dynamic), element types MLIR's names, and every rule of the
-ops is the verifier's, not the builder's."""
+(T5's bucketed bias, Transformer-XL's attention), in the form and with the
+conventions of ``posenc.builders`` (read its docstring): each returns a
+``Program``, sizes are ints or None (dynamic), element types MLIR's names,
+and every rule of the ops is the verifier's, not the builder's."""
 
 from .builders import (SAME_AS_SEQ, _FLOAT_TYPES, _attention_attrs,
                        _attention_types, _attr_dict, _bias_sizes, _check_size,
                        _check_type, _function, _int, _tensor)
 
-__all__ = ["t5_attention", "t5_bias"]
+__all__ = ["t5_attention", "t5_bias", "xl_attention"]
 
 
 def _t5_attrs(max_distance, bidirectional):
@@ -42,6 +42,20 @@ def t5_bias(heads, q_seq, kv_seq, num_buckets=32, *, batch_shape=(), max_distanc
                      config)
 
 
+def _checked_attention_sizes(batch, heads, seq, head_dim, kv_seq, value_dim, dtype):
+    """The sizes and element type of a [batch, heads, seq, head_dim] attention
+    block, checked (heads and dims static); kv_seq defaults to seq, value_dim
+    to head_dim."""
+    seq = _check_size(seq, "seq")
+    head_dim = _check_size(head_dim, "head_dim", dynamic_ok=False)
+    return (_check_size(batch, "batch"), _check_size(heads, "heads", dynamic_ok=False),
+            seq, head_dim,
+            seq if kv_seq is SAME_AS_SEQ else _check_size(kv_seq, "kv_seq"),
+            head_dim if value_dim is None else _check_size(value_dim, "value_dim",
+                                                           dynamic_ok=False),
+            _check_type(dtype, _FLOAT_TYPES, "dtype"))
+
+
 def t5_attention(batch, heads, seq, head_dim, num_buckets=32, *, kv_seq=SAME_AS_SEQ,
                  max_distance=128, bidirectional=False, causal=False, scale=None,
                  dtype="f32", value_dim=None, name="t5_attention"):
@@ -56,15 +70,9 @@ def t5_attention(batch, heads, seq, head_dim, num_buckets=32, *, kv_seq=SAME_AS_
     seq, head_dim]``, key/value ``[batch, heads, kv_seq, head_dim /
     value_dim]``; ``batch``, ``seq``, ``kv_seq`` may be None. Arguments
     ``(query, key, value, table)``; the table has the element type ``dtype``."""
-    batch = _check_size(batch, "batch")
-    heads = _check_size(heads, "heads", dynamic_ok=False)
-    seq = _check_size(seq, "seq")
-    head_dim = _check_size(head_dim, "head_dim", dynamic_ok=False)
+    batch, heads, seq, head_dim, kv_seq, value_dim, dtype = _checked_attention_sizes(
+        batch, heads, seq, head_dim, kv_seq, value_dim, dtype)
     num_buckets = _check_size(num_buckets, "num_buckets", dynamic_ok=False)
-    kv_seq = seq if kv_seq is SAME_AS_SEQ else _check_size(kv_seq, "kv_seq")
-    value_dim = head_dim if value_dim is None else _check_size(
-        value_dim, "value_dim", dynamic_ok=False)
-    dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
 
     q_type, k_type, v_type, out_type = _attention_types(
         batch, heads, seq, kv_seq, head_dim, value_dim, dtype)
@@ -80,4 +88,38 @@ def t5_attention(batch, heads, seq, head_dim, num_buckets=32, *, kv_seq=SAME_AS_
                  ("table", table_type)]
     config = dict(num_buckets=num_buckets, max_distance=max_distance,
                   bidirectional=bidirectional, causal=causal, scale=scale)
+    return _function(name, arguments, out_type, body, "%out", config)
+
+
+def xl_attention(batch, heads, seq, head_dim, *, kv_seq=SAME_AS_SEQ, rel_heads=True,
+                 causal=False, scale=None, dtype="f32", value_dim=None,
+                 name="xl_attention"):
+    """Transformer-XL / XLNet relative attention (``posenc.xl_attention``)::
+
+        e[i, j] = scale * ((q_i + u_h) . k_j + (q_i + v_h) . rel[i' - j + seq - 1])
+
+    with i' = i + kv_seq - seq, the relative table ``rel [heads, L, head_dim]``
+    (``[L, head_dim]`` shared by the heads when ``rel_heads`` is False), L =
+    seq + kv_seq - 1, the content bias u and the position bias v ``[heads,
+    head_dim]``. Shapes: query ``[batch, heads, seq, head_dim]``, key/value
+    ``[batch, heads, kv_seq, head_dim / value_dim]``; ``batch``, ``seq``,
+    ``kv_seq`` may be None (then L is dynamic and checked at run time).
+    Arguments ``(query, key, value, rel, content_bias, position_bias)``, all
+    of element type ``dtype``."""
+    batch, heads, seq, head_dim, kv_seq, value_dim, dtype = _checked_attention_sizes(
+        batch, heads, seq, head_dim, kv_seq, value_dim, dtype)
+
+    q_type, k_type, v_type, out_type = _attention_types(
+        batch, heads, seq, kv_seq, head_dim, value_dim, dtype)
+    rows = None if seq is None or kv_seq is None else seq + kv_seq - 1
+    rel_type = _tensor(([heads] if rel_heads else []) + [rows, head_dim], dtype)
+    bias_type = _tensor([heads, head_dim], dtype)
+    body = (f"  %out = posenc.xl_attention %query, %key, %value rel(%rel : {rel_type})\n"
+            f"      content_bias(%content_bias : {bias_type})"
+            f" position_bias(%position_bias : {bias_type}){_attention_attrs(causal, scale)}\n"
+            f"      : {q_type}, {k_type}, {v_type} -> {out_type}\n")
+    arguments = [("query", q_type), ("key", k_type), ("value", v_type),
+                 ("rel", rel_type), ("content_bias", bias_type),
+                 ("position_bias", bias_type)]
+    config = dict(rel_heads=rel_heads, causal=causal, scale=scale)
     return _function(name, arguments, out_type, body, "%out", config)

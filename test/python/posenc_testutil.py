@@ -81,3 +81,29 @@ def assert_close(got, want, atol, rtol, what=""):
     assert np.all(err <= bound), (
         f"{what}: max error {err.max():.3e} exceeds atol={np.max(atol):.3g} "
         f"rtol={rtol:.3g}; worst at {worst}: got {got[worst]!r}, want {want[worst]!r}")
+
+
+#: The CPU pipelines the relative-attention execution tests compare: the
+#: reference lowering, the fused path, the fused path with small tiles (many
+#: partial and diagonal tiles) and the scalar tile layout (the GPU's FMA
+#: kernel's, run on the CPU).
+CPU_REFERENCE = "builtin.module(posenc-cpu-pipeline{reference=true})"
+CPU_FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
+CPU_FUSED_SMALL_TILES = ("builtin.module(posenc-cpu-pipeline{reference=false "
+                         "attention-query-tile=8 attention-key-tile=16})")
+CPU_SCALAR_TILES = ("builtin.module(posenc-fuse-attention, "
+                    "posenc-decompose-attention{query-tile=8 key-tile=16}, "
+                    "posenc-cpu-pipeline)")
+
+
+def check_cpu_paths(program, args, want, elem, atol, rtol, pipelines):
+    """Runs `program` through the reference lowering and each of `pipelines`,
+    and checks every result against `want` (atol + rtol |want|) and each
+    pipeline's against the reference lowering's (twice the tolerance)."""
+    reference_out = from_elem(posenc.compile(program, pipeline=CPU_REFERENCE)(*args), elem)
+    assert_close(reference_out, want, atol, rtol, "reference lowering vs numpy")
+    for pipeline in pipelines:
+        out = from_elem(posenc.compile(program, pipeline=pipeline)(*args), elem)
+        assert_close(out, want, atol, rtol, f"{pipeline} vs numpy")
+        assert_close(out, reference_out, 2 * atol, 2 * rtol,
+                     f"{pipeline} vs reference lowering")

@@ -20,14 +20,10 @@ import pytest
 
 import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
-from posenc_testutil import assert_close, from_elem, to_elem  # noqa: E402
+from posenc_testutil import (CPU_FUSED as FUSED,  # noqa: E402
+                             CPU_FUSED_SMALL_TILES as FUSED_SMALL_TILES,
+                             CPU_SCALAR_TILES as SCALAR_TILES, check_cpu_paths, to_elem)
 
-REFERENCE = "builtin.module(posenc-cpu-pipeline{reference=true})"
-FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
-FUSED_SMALL_TILES = ("builtin.module(posenc-cpu-pipeline{reference=false "
-                     "attention-query-tile=8 attention-key-tile=16})")
-SCALAR_TILES = ("builtin.module(posenc-fuse-attention, "
-                "posenc-decompose-attention{query-tile=8 key-tile=16}, posenc-cpu-pipeline)")
 TOLERANCE = {"f32": (2e-5, 2e-4), "f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
 
 
@@ -49,14 +45,7 @@ def t5_case(elem, batch, heads, sq, sk, d, num_buckets, max_distance, bidirectio
 
 
 def run_paths(program, args, want, elem, pipelines):
-    atol, rtol = TOLERANCE[elem]
-    reference_out = from_elem(posenc.compile(program, pipeline=REFERENCE)(*args), elem)
-    assert_close(reference_out, want, atol, rtol, "reference lowering vs numpy")
-    for pipeline in pipelines:
-        out = from_elem(posenc.compile(program, pipeline=pipeline)(*args), elem)
-        assert_close(out, want, atol, rtol, f"{pipeline} vs numpy")
-        assert_close(out, reference_out, 2 * atol, 2 * rtol,
-                     f"{pipeline} vs reference lowering")
+    check_cpu_paths(program, args, want, elem, *TOLERANCE[elem], pipelines)
 
 
 # (sq, sk): equal, Sq < Sk (decoding against a longer key sequence), Sq > Sk,

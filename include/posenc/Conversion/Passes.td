@@ -310,7 +310,10 @@ def PosencGpuCheckKVCacheFormsPass
     (docs/spec.md, "attention over a KV cache") are lowered on the CPU
     (`--posenc-cpu-pipeline`, fused and reference) but not by the GPU
     kernels yet: each op that uses one is an error naming the form, and the
-    pass fails, instead of a GPU kernel that would ignore it.
+    pass fails, instead of a GPU kernel that would ignore it. The same holds
+    for Transformer-XL's relative terms (posenc.xl_attention, the xl term of
+    posenc.fused_attention): the GPU kernels' score hook is one element at a
+    time, and the per-tile band product the term needs is not in them.
   }];
 }
 

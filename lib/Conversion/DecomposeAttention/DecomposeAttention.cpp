@@ -24,7 +24,7 @@
 // (keyLoopEnd). The body of one task is built by a layout:
 // GenericLayoutTile.cpp (the GPU mapping's) or VectorLayoutTile.cpp (the
 // CPU's), from the pieces of TileBuilders.h, RotaryPrologue.cpp,
-// ShawTerms.cpp and T5Terms.cpp.
+// ShawTerms.cpp, T5Terms.cpp and XlTerms.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,8 +166,9 @@ struct DecomposeOptions {
 };
 
 /// The decode schedule of `info`, or none (prefill): vector layout, no
-/// explicit query tile, no Shaw or T5 terms (T5's tile row assumes the rows
-/// of one head), Sq static and at most
+/// explicit query tile, no Shaw, T5 or Transformer-XL terms (T5's tile row
+/// and XL's biases and band assume the rows of one head, and XL's band the
+/// prefill's query tile), Sq static and at most
 /// kMaxDecodeRows or dynamic (then padded to kMaxDecodeRows and selected at
 /// run time). The query heads that share a K/V head are packed when Hq and
 /// Hkv are static, as many as fit kMaxDecodeTileRows rows.
@@ -175,7 +176,7 @@ static std::optional<AttentionSchedule>
 chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
   FusedAttentionOp op = info.op;
   if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue ||
-      op.getT5Table())
+      op.getT5Table() || info.xlRel)
     return std::nullopt;
   auto qType = cast<RankedTensorType>(info.q.getType());
   int64_t sq = qType.getDimSize(info.n);

@@ -5,7 +5,8 @@
 // (no padding), scores S [query rows x keys], one key loop up to
 // keyLoopEnd, RoPE angles computed per element of each loaded tile, Shaw's
 // key term as the [qSize x 2K+1] product Q~ rel_key^T of the query tile read
-// per score and the value term read per (i, j, x).
+// per score and the value term read per (i, j, x), Transformer-XL's position
+// term as a dot product per score (XlTerms.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,6 +89,12 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
     qr = contract(b, loc, c, qTile, {0, 2}, info.relKey, {1, 2}, qr0);
   }
 
+  // Transformer-XL: the content term's query Q~ + u, the position term's
+  // Q~ + v (after Shaw's qr, which reads Q~).
+  Value qvTile;
+  if (info.xlRel)
+    std::tie(qTile, qvTile) = addXlQueryBiases(b, loc, info, task, qTile);
+
   Value kEnd = keyLoopEnd(b, loc, info.causal, task);
 
   OpFoldResult dv = tensor::getMixedSize(b, loc, info.v, info.n + 1);
@@ -118,6 +125,8 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
         // S = Q~ K~^T  (loops i, j, d)
         Value s0 = filledTile(b, loc, {qSize, kSize}, c, 0.0);
         Value s = contract(b, loc, c, qTile, {0, 2}, kTile, {1, 2}, s0);
+        if (qvTile)
+          s = addXlPositionTerm(b, loc, info, task, s, qvTile, kStart);
         s = modifyScores(b, loc, info, task, s, kStart, qr);
 
         SoftmaxStep step =

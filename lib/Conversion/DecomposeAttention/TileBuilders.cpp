@@ -31,7 +31,9 @@ AttentionInfo::AttentionInfo(FusedAttentionOp op)
       causal(op.getCausal()), relKey(op.getRelKey()),
       relValue(op.getRelValue()), maxDist(op.getMaxRelativeDistance()),
       qRope(op.getQRopeAttr()), kRope(op.getKRopeAttr()),
-      kvLengths(op.getKvLengths()) {}
+      kvLengths(op.getKvLengths()), xlRel(op.getXlRel()),
+      xlContentBias(op.getXlContentBias()),
+      xlPositionBias(op.getXlPositionBias()) {}
 
 //===----------------------------------------------------------------------===//
 // Tile plumbing

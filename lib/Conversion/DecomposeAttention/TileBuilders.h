@@ -53,6 +53,8 @@ struct AttentionInfo {
   RotaryAttr qRope, kRope;
   /// kv_lengths (attention over a KV cache), or null.
   mlir::Value kvLengths;
+  /// Transformer-XL's rel [[H x] L x D], u and v [H x D], or null.
+  mlir::Value xlRel, xlContentBias, xlPositionBias;
 };
 
 /// The tile sizes and layout of the decomposition (DecomposeAttention.cpp
@@ -267,6 +269,25 @@ mlir::Value addT5ScoreTerm(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value prepareT5Buckets(mlir::OpBuilder &b, mlir::Location loc,
                              const AttentionInfo &info, mlir::Value sq,
                              mlir::Value sk);
+
+//===----------------------------------------------------------------------===//
+// Transformer-XL's terms (XlTerms.cpp)
+//===----------------------------------------------------------------------===//
+
+/// (Q~ + u_h, Q~ + v_h) of the generic layout's [qSize x D] query tile, in
+/// the compute type: the content term's query and the position term's.
+std::pair<mlir::Value, mlir::Value>
+addXlQueryBiases(mlir::OpBuilder &b, mlir::Location loc,
+                 const AttentionInfo &info, const QueryTileTask &task,
+                 mlir::Value qTile);
+
+/// `s` [qSize x kSize] (generic layout, key tile at `kStart`) plus the
+/// unscaled position term (Q~ + v_h)_i . rel[i' - j + Sq - 1] per score, with
+/// `qvTile` = Q~ + v_h.
+mlir::Value addXlPositionTerm(mlir::OpBuilder &b, mlir::Location loc,
+                              const AttentionInfo &info,
+                              const QueryTileTask &task, mlir::Value s,
+                              mlir::Value qvTile, mlir::Value kStart);
 
 //===----------------------------------------------------------------------===//
 // The two layouts of one task

@@ -40,6 +40,8 @@ void VectorTileBuilder::build() {
   buildQueryTranspose();
   if (tables.relKeyPadded)
     buildShawKeyTable();
+  if (info.xlRel)
+    buildXlQueryTiles();
 
   kEnd = keyLoopEnd(b, loc, info.causal, task);
   kBegin = zeroIdx;
@@ -177,6 +179,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
       contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
   markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
   t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
+  xlBand = info.xlRel ? buildXlBand(kStart) : Value();
   if (qrT)
     s = modifyScoresWithShawKeyTerm(s, kStart, tail);
   else
@@ -232,6 +235,8 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
               tensor::ExtractOp::create(b, loc, qrT, ValueRange{rb, iLocal});
           sv = arith::AddFOp::create(b, loc, sv, rel);
         }
+        if (xlBand)
+          sv = addXlTerm(b, loc, sv);
         Value score = arith::MulFOp::create(b, loc, sv,
                                             floatConst(b, loc, c, info.scale));
         if (t5Row)

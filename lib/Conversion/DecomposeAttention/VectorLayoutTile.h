@@ -2,8 +2,9 @@
 //
 // Internal to lib/Conversion/DecomposeAttention: the builder of one task's
 // body in the CPU vector layout. Its methods are defined by idea in
-// VectorLayoutTile.cpp (query tile, key loops, scores, softmax, output) and
-// ShawTerms.cpp (Shaw's key and value terms on the tiles).
+// VectorLayoutTile.cpp (query tile, key loops, scores, softmax, output),
+// ShawTerms.cpp (Shaw's key and value terms on the tiles), T5Terms.cpp and
+// XlTerms.cpp.
 //
 // Differences from the generic layout, all for upstream vectorization:
 // tiles have static rows (a partial last query tile and the last key tile
@@ -116,6 +117,16 @@ private:
   mlir::Value addT5Term(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value score);
 
+  //===--- XlTerms.cpp ----------------------------------------------------===//
+  /// Transformer-XL: xlQueryT = Q~^T + v_h, then qT = Q~^T + u_h.
+  void buildXlQueryTiles();
+  /// The band product of the key tile at `kStart`: [xlBandRows x tq],
+  /// row r = rel[first + r] . (Q~ + v_h)^T, first = t(qStart, kStart + tk - 1).
+  mlir::Value buildXlBand(mlir::Value kStart);
+  /// `score` + the xlBand entry of the enclosing S^T generic's element.
+  mlir::Value addXlTerm(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value score);
+
   mlir::OpBuilder &b;
   mlir::Location loc;
   const AttentionInfo &info;
@@ -134,6 +145,10 @@ private:
   mlir::Value qT, qrT;
   /// T5's bias row of the current key tile (buildT5TileRow), or null.
   mlir::Value t5Row;
+  /// Transformer-XL: (Q~ + v_h)^T, the current key tile's band product
+  /// (buildXlBand) and its padded row count; null / 0 without the term.
+  mlir::Value xlQueryT, xlBand;
+  int64_t xlBandRows = 0;
   int64_t qrRows = 0;
   /// The task's keys [kBegin, kEnd); the full key tiles end at fullEnd.
   mlir::Value kBegin, kEnd, fullEnd;

@@ -1,8 +1,9 @@
 //===- AttentionToLinalg.cpp - reference lowering of attention ------------===//
 //
-// The reference lowering of posenc.attention and posenc.rel_pos_attention:
-// the [Sq, Sk] scores, a masked softmax and the P V product as full
-// tensors (the baseline the fused decomposition is checked against).
+// The reference lowering of posenc.attention, posenc.rel_pos_attention and
+// posenc.xl_attention: the [Sq, Sk] scores, a masked softmax and the P V
+// product as full tensors (the baseline the fused decomposition is checked
+// against).
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,6 +188,33 @@ static Value castTensor(OpBuilder &b, Location loc, Value t, Type elemType) {
       });
 }
 
+/// The scores of a relative-position attention: s = scale * (raw +
+/// relTerm(indices)) over the [lead..., Sq, Sk] product `raw`, causal
+/// entries (j > i + shift) -inf. `relTerm` reads its table by index in the
+/// generic's body (i, j are indices numLead and numLead + 1).
+static Value
+buildRelativeScores(OpBuilder &b, Location loc, Value raw, FloatType f,
+                    int64_t numLead, Value shift, double scale, bool causal,
+                    function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)>
+                        relTerm) {
+  int64_t rank = numLead + 2;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return buildGeneric(
+      b, loc, raw,
+      tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, raw), f),
+      {identity, identity}, iterators(rank),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        SmallVector<Value> ivs = loopIndices(b, loc, rank);
+        Value iv = ivs[numLead], jv = ivs[numLead + 1];
+        Value s = arith::AddFOp::create(b, loc, args[0], relTerm(b, loc, ivs));
+        s = arith::MulFOp::create(b, loc, s, floatConst(b, loc, f, scale));
+        if (causal)
+          s = buildMaskedScore(b, loc, buildCausalMask(b, loc, iv, jv, shift),
+                               s);
+        yieldValue(b, loc, s);
+      });
+}
+
 struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -323,26 +351,12 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
                              maxDist);
     };
 
-    bool causal = op.getCausal();
-    double scale = op.getScaleOrDefault();
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    Value scores = buildGeneric(
-        rewriter, loc, raw,
-        tensor::EmptyOp::create(rewriter, loc, mixedSizes(rewriter, loc, raw),
-                                f),
-        {identity, identity}, iterators(rank),
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          SmallVector<Value> ivs = loopIndices(b, loc, rank);
-          Value iv = ivs[n], jv = ivs[n + 1];
+    Value scores = buildRelativeScores(
+        rewriter, loc, raw, f, n, shift, op.getScaleOrDefault(),
+        op.getCausal(), [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) {
           SmallVector<Value> qrIdx(ivs);
-          qrIdx.back() = bucket(b, loc, iv, jv);
-          Value rel = tensor::ExtractOp::create(b, loc, qr, qrIdx);
-          Value s = arith::AddFOp::create(b, loc, args[0], rel);
-          s = arith::MulFOp::create(b, loc, s, floatConst(b, loc, f, scale));
-          if (causal)
-            s = buildMaskedScore(b, loc, buildCausalMask(b, loc, iv, jv, shift),
-                                 s);
-          yieldValue(b, loc, s);
+          qrIdx.back() = bucket(b, loc, ivs[n], ivs[n + 1]);
+          return tensor::ExtractOp::create(b, loc, qr, qrIdx).getResult();
         });
 
     Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
@@ -376,10 +390,102 @@ struct RelPosAttentionToLinalg : OpConversionPattern<RelPosAttentionOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// posenc.xl_attention (Transformer-XL)
+//===----------------------------------------------------------------------===//
+
+/// q[lead..., i, d] + bias[h, d] in `f` (h = lead dim numLead - 1): the
+/// query plus Transformer-XL's content or position bias of its head.
+static Value addHeadBias(OpBuilder &b, Location loc, Value q, Value bias,
+                         int64_t numLead, FloatType f) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = numLead + 2;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap headDim = mapOf(
+      rank,
+      {getAffineDimExpr(numLead - 1, ctx), getAffineDimExpr(numLead + 1, ctx)},
+      ctx);
+  return buildGeneric(
+      b, loc, ValueRange{q, bias},
+      tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, q), f),
+      {identity, headDim, identity}, iterators(rank),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        yieldValue(b, loc,
+                   arith::AddFOp::create(b, loc, castFloat(b, loc, args[0], f),
+                                         castFloat(b, loc, args[1], f)));
+      });
+}
+
+struct XlAttentionToLinalg : OpConversionPattern<XlAttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(XlAttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value q = adaptor.getQuery(), k = adaptor.getKey(), v = adaptor.getValue();
+    Value rel = adaptor.getRel();
+    auto qType = cast<RankedTensorType>(q.getType());
+    int64_t rank = qType.getRank();
+    int64_t n = rank - 2;
+    AttentionShape shape{n, std::nullopt, 1};
+    FloatType f = computeTypeFor(qType.getElementType());
+    MLIRContext *ctx = rewriter.getContext();
+    StringRef name = "posenc.xl_attention";
+    buildAttentionShapeChecks(rewriter, loc, name, q, k, v, std::nullopt);
+    buildXlTableChecks(rewriter, loc, name,
+                       {"rel", "content_bias", "position_bias"}, rel,
+                       adaptor.getContentBias(), adaptor.getPositionBias(), q,
+                       k);
+
+    // Content term: (q + u) . k, the [Sq, Sk] product.
+    Value raw = buildQKProduct(
+        rewriter, loc,
+        addHeadBias(rewriter, loc, q, adaptor.getContentBias(), n, f), k,
+        shape, f);
+    // Position term: pos[lead..., i, t] = (q + v)_i . rel[(h,) t], the
+    // [Sq, L] table of the paper (the reference may materialize it).
+    SmallVector<OpFoldResult> posSizes = mixedSizes(rewriter, loc, q);
+    int64_t relRank = cast<RankedTensorType>(rel.getType()).getRank();
+    posSizes.back() = tensor::getMixedSize(rewriter, loc, rel, relRank - 2);
+    auto [i, t, d] = contractionDims(ctx, n);
+    SmallVector<AffineExpr> qe = shape.qLead(ctx), re;
+    qe.append({i, d});
+    if (relRank == 3)
+      re.push_back(getAffineDimExpr(n - 1, ctx));
+    re.append({t, d});
+    Value pos = buildContraction(
+        rewriter, loc, f, shape,
+        addHeadBias(rewriter, loc, q, adaptor.getPositionBias(), n, f), qe,
+        rel, re, posSizes);
+
+    Value sq = tensor::DimOp::create(rewriter, loc, q, n);
+    Value sk = tensor::DimOp::create(rewriter, loc, k, n);
+    Value shift = arith::SubIOp::create(rewriter, loc, sk, sq);
+    Value scores = buildRelativeScores(
+        rewriter, loc, raw, f, n, shift, op.getScaleOrDefault(),
+        op.getCausal(), [&](OpBuilder &b, Location loc, ArrayRef<Value> ivs) {
+          // Row t = d + Sq - 1 of the distance d = i' - j = -(j - i').
+          Value dist = buildRelativeDistance(b, loc, ivs[n], ivs[n + 1], shift);
+          SmallVector<Value> posIdx(ivs);
+          posIdx.back() = arith::SubIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, sq, indexConst(b, loc, 1)),
+              dist);
+          return tensor::ExtractOp::create(b, loc, pos, posIdx).getResult();
+        });
+
+    Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
+    Value out = buildPVProduct(rewriter, loc, probs, v, shape, f);
+    replaceWithResultType(
+        rewriter, op, castTensor(rewriter, loc, out, qType.getElementType()));
+    return success();
+  }
+};
+
 } // namespace
 
 void posenc::reference::populateAttentionToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<AttentionToLinalg, RelPosAttentionToLinalg>(
+  patterns.add<AttentionToLinalg, RelPosAttentionToLinalg, XlAttentionToLinalg>(
       patterns.getContext());
 }

@@ -22,7 +22,7 @@ void populateRopeToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateAlibiToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// posenc.t5_bias.
 void populateT5BiasToLinalgPatterns(mlir::RewritePatternSet &patterns);
-/// posenc.attention and posenc.rel_pos_attention.
+/// posenc.attention, posenc.rel_pos_attention and posenc.xl_attention.
 void populateAttentionToLinalgPatterns(mlir::RewritePatternSet &patterns);
 
 /// The sizes of all dims of a ranked tensor value as OpFoldResults.

@@ -47,6 +47,8 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
         /*kv_lengths=*/Value(), /*q_positions=*/Value(),
         /*k_positions=*/Value(), modOperands,
         /*rel_key=*/Value(), /*rel_value=*/Value(), /*t5_table=*/Value(),
+        /*xl_rel=*/Value(), /*xl_content_bias=*/Value(),
+        /*xl_position_bias=*/Value(),
         /*q_rope=*/RotaryAttr(), /*k_rope=*/RotaryAttr(), scale,
         causal ? builder.getUnitAttr() : UnitAttr(),
         /*t5_max_distance=*/IntegerAttr(), /*t5_bidirectional=*/UnitAttr());
@@ -259,7 +261,7 @@ LogicalResult FusedAttentionOp::verify() {
       failed(verifyShawTable(*this, "rel_key", "D", getRelKey(),
                              qt.getShape().back(), qt.getElementType())))
     return failure();
-  if (failed(verifyFusedT5Term(*this)))
+  if (failed(verifyFusedT5Term(*this)) || failed(verifyFusedXlTerm(*this)))
     return failure();
   if (getRelKey() && getRelValue()) {
     int64_t kb = cast<RankedTensorType>(getRelKey().getType()).getDimSize(0);

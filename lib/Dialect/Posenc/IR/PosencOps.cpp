@@ -245,9 +245,9 @@ double AttentionOp::getScaleOrDefault() {
 
 /// The default scale 1/sqrt(D) is folded into the lowered code as a constant,
 /// so it needs a static D > 0 (an explicit `scale` lifts the requirement).
-static LogicalResult verifyDefaultScale(Operation *op,
-                                        std::optional<APFloat> scale,
-                                        RankedTensorType queryType) {
+LogicalResult posenc::verifyDefaultScale(Operation *op,
+                                         std::optional<APFloat> scale,
+                                         RankedTensorType queryType) {
   if (scale) {
     if (!std::isfinite(scale->convertToDouble()))
       return op->emitOpError("scale (")
@@ -268,10 +268,10 @@ static LogicalResult verifyDefaultScale(Operation *op,
 /// `numHeadDims` is 1 when dim -3 is a (GQA) head dim checked by the caller.
 /// With `mixedKeyValueType`, key and value share an element type that may
 /// differ from query's (a half-precision KV cache).
-static LogicalResult verifyQKVResult(Operation *op, Value q, Value k, Value v,
-                                     RankedTensorType resultType,
-                                     int64_t minRank, int64_t numHeadDims,
-                                     bool mixedKeyValueType) {
+LogicalResult posenc::verifyQKVResult(Operation *op, Value q, Value k,
+                                      Value v, RankedTensorType resultType,
+                                      int64_t minRank, int64_t numHeadDims,
+                                      bool mixedKeyValueType) {
   RankedTensorType qt = tensorType(q), kt = tensorType(k), vt = tensorType(v);
   int64_t rank = qt.getRank();
   if (rank < minRank)

@@ -1,6 +1,7 @@
-//===- PosencRelativeOps.cpp - verifiers of the bucketed biases -----------===//
+//===- PosencRelativeOps.cpp - verifiers of the relative encodings --------===//
 //
-// posenc.t5_bias (PosencRelativeOps.td). As everywhere in the dialect, a
+// posenc.t5_bias and posenc.xl_attention (PosencRelativeOps.td) and the
+// matching terms of posenc.fused_attention. As everywhere in the dialect, a
 // message names the operand or attribute and the expected vs. actual value.
 //
 //===----------------------------------------------------------------------===//
@@ -8,6 +9,8 @@
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace posenc;
@@ -133,4 +136,137 @@ int64_t FusedAttentionOp::getT5MaxDistanceOrDefault() {
   if (std::optional<uint64_t> d = getT5MaxDistance())
     return static_cast<int64_t>(*d);
   return kT5DefaultMaxDistance;
+}
+
+//===----------------------------------------------------------------------===//
+// XlAttentionOp (Transformer-XL) and FusedAttentionOp's xl term
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operand names of Transformer-XL's tables in one op's diagnostics.
+struct XlTableNames {
+  StringRef rel, contentBias, positionBias;
+};
+} // namespace
+
+/// Checks a [H x D] bias (u or v) against the query's heads and head dim.
+static LogicalResult verifyXlBias(Operation *op, StringRef name, Value bias,
+                                  int64_t heads, int64_t headDim) {
+  auto type = cast<RankedTensorType>(bias.getType());
+  if (type.getRank() != 2)
+    return op->emitOpError("'")
+           << name << "' must be a tensor<H x D> (rank 2), got " << type;
+  if (!ShapedType::isDynamic(type.getDimSize(0)) &&
+      !ShapedType::isDynamic(heads) && type.getDimSize(0) != heads)
+    return op->emitOpError("'")
+           << name << "' has H = " << type.getDimSize(0)
+           << " heads (dim 0), expected the query's " << heads << " (dim -3)";
+  if (!ShapedType::isDynamic(type.getDimSize(1)) &&
+      !ShapedType::isDynamic(headDim) && type.getDimSize(1) != headDim)
+    return op->emitOpError("'")
+           << name << "' dim 1 (" << type.getDimSize(1)
+           << ") must equal head dim D (" << headDim << ")";
+  return success();
+}
+
+/// Transformer-XL's rel [[H x] L x D] (L = Sq + Sk - 1 when all three are
+/// static; else a run-time check of the lowerings), u and v [H x D].
+static LogicalResult verifyXlTables(Operation *op, const XlTableNames &names,
+                                    Value rel, Value contentBias,
+                                    Value positionBias,
+                                    RankedTensorType queryType,
+                                    RankedTensorType keyType) {
+  int64_t rank = queryType.getRank();
+  int64_t heads = queryType.getDimSize(rank - 3);
+  int64_t headDim = queryType.getDimSize(rank - 1);
+  int64_t sq = queryType.getDimSize(rank - 2);
+  int64_t sk = keyType.getDimSize(rank - 2);
+  auto relType = cast<RankedTensorType>(rel.getType());
+  int64_t relRank = relType.getRank();
+  if (relRank != 2 && relRank != 3)
+    return op->emitOpError("'")
+           << names.rel << "' must be a tensor<[H x] L x D> (rank 2 or 3), got "
+           << relType;
+  if (relRank == 3 && !ShapedType::isDynamic(relType.getDimSize(0)) &&
+      !ShapedType::isDynamic(heads) && relType.getDimSize(0) != heads)
+    return op->emitOpError("'")
+           << names.rel << "' has H = " << relType.getDimSize(0)
+           << " heads (dim 0), expected the query's " << heads << " (dim -3)";
+  int64_t relDim = relType.getDimSize(relRank - 1);
+  if (!ShapedType::isDynamic(relDim) && !ShapedType::isDynamic(headDim) &&
+      relDim != headDim)
+    return op->emitOpError("'")
+           << names.rel << "' dim -1 (" << relDim
+           << ") must equal head dim D (" << headDim << ")";
+  int64_t rows = relType.getDimSize(relRank - 2);
+  if (!ShapedType::isDynamic(rows) && !ShapedType::isDynamic(sq) &&
+      !ShapedType::isDynamic(sk) && rows != sq + sk - 1)
+    return op->emitOpError("'")
+           << names.rel << "' has " << rows << " rows, expected Sq + Sk - 1 = "
+           << sq + sk - 1 << " (Sq = " << sq << ", Sk = " << sk << ")";
+  if (failed(verifyXlBias(op, names.contentBias, contentBias, heads,
+                          headDim)) ||
+      failed(verifyXlBias(op, names.positionBias, positionBias, heads,
+                          headDim)))
+    return failure();
+  return success();
+}
+
+double XlAttentionOp::getScaleOrDefault() {
+  if (std::optional<APFloat> s = getScale())
+    return s->convertToDouble();
+  return 1.0 / std::sqrt(static_cast<double>(
+                   cast<RankedTensorType>(getQuery().getType())
+                       .getShape()
+                       .back()));
+}
+
+LogicalResult XlAttentionOp::verify() {
+  if (failed(verifyQKVResult(*this, getQuery(), getKey(), getValue(),
+                             getResult().getType(), /*minRank=*/3,
+                             /*numHeadDims=*/1, /*mixedKeyValueType=*/false)))
+    return failure();
+  auto qt = cast<RankedTensorType>(getQuery().getType());
+  auto kt = cast<RankedTensorType>(getKey().getType());
+  auto vt = cast<RankedTensorType>(getValue().getType());
+  int64_t rank = qt.getRank();
+  int64_t hq = qt.getDimSize(rank - 3);
+  int64_t hk = kt.getDimSize(rank - 3), hv = vt.getDimSize(rank - 3);
+  if (ShapedType::isDynamic(hq) || ShapedType::isDynamic(hk) ||
+      ShapedType::isDynamic(hv))
+    return emitOpError("head dims (dim -3) of 'query', 'key' and 'value' "
+                       "must be static, got ")
+           << dimText(hq) << ", " << dimText(hk) << " and " << dimText(hv);
+  for (auto [name, h] :
+       {std::make_pair("key", hk), std::make_pair("value", hv)}) {
+    if (h != hq)
+      return emitOpError("'")
+             << name << "' has " << h << " heads (dim -3), expected the "
+             << "query's " << hq << " (xl_attention has no grouped-query form)";
+  }
+  if (failed(verifyDefaultScale(*this, getScale(), qt)))
+    return failure();
+  return verifyXlTables(*this, {"rel", "content_bias", "position_bias"},
+                        getRel(), getContentBias(), getPositionBias(), qt, kt);
+}
+
+LogicalResult posenc::verifyFusedXlTerm(FusedAttentionOp op) {
+  Value rel = op.getXlRel(), u = op.getXlContentBias(),
+        v = op.getXlPositionBias();
+  if (!rel && !u && !v)
+    return success();
+  if (!rel || !u || !v)
+    return op.emitOpError("the xl term needs all of 'xl_rel', "
+                          "'xl_content_bias' and 'xl_position_bias'");
+  auto qt = cast<RankedTensorType>(op.getQuery().getType());
+  if (qt.getRank() < 3)
+    return op.emitOpError("the xl term needs a head dim: 'query' must have "
+                          "rank >= 3, got rank ")
+           << qt.getRank();
+  if (op.getKvLengths())
+    return op.emitOpError("the xl term with 'kv_lengths' is not supported "
+                          "(Transformer-XL's query position is i + Sk - Sq)");
+  return verifyXlTables(op, {"xl_rel", "xl_content_bias", "xl_position_bias"},
+                        rel, u, v, qt,
+                        cast<RankedTensorType>(op.getKey().getType()));
 }

@@ -4,12 +4,14 @@
 // posenc.fused_attention: RoPE producers become the Q/K prologue, ALiBi and
 // other biases become the score_mod region, Shaw's relative key and value
 // terms the rel_key and rel_value operands, T5's bias the t5_table operand
-// (FuseT5Bias.cpp). The math is that of the
+// (FuseT5Bias.cpp), posenc.xl_attention the xl term (FuseXlAttention.cpp).
+// The math is that of the
 // ops' descriptions; see posenc.fused_attention for the fused form.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FuseT5Bias.h"
+#include "FuseXlAttention.h"
 
 #include "posenc/Dialect/Posenc/IR/PosencMath.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
@@ -344,4 +346,5 @@ struct PosencFuseAttentionPass
 
 void posenc::populatePosencFusionPatterns(RewritePatternSet &patterns) {
   patterns.add<AttentionToFused, RelPosAttentionToFused>(patterns.getContext());
+  populateXlAttentionFusionPatterns(patterns);
 }

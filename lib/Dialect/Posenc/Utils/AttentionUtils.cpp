@@ -389,6 +389,45 @@ void posenc::buildPerBatchPositionsCheck(OpBuilder &b, Location loc,
                          "dim 0 of the input");
 }
 
+void posenc::buildXlTableChecks(OpBuilder &b, Location loc, StringRef opName,
+                                ArrayRef<StringRef> names, Value rel,
+                                Value contentBias, Value positionBias,
+                                Value query, Value key) {
+  int64_t n = cast<RankedTensorType>(query.getType()).getRank() - 2;
+  int64_t relRank = cast<RankedTensorType>(rel.getType()).getRank();
+  auto quoted = [&](unsigned which) {
+    return (opName + ": '" + names[which] + "'").str();
+  };
+  if (relRank == 3)
+    assertDimsEqual(b, loc, rel, 0, query, n - 1,
+                    quoted(0) + " dim 0 (H) differs from the query heads");
+  assertDimsEqual(b, loc, rel, relRank - 1, query, n + 1,
+                  quoted(0) + " dim -1 differs from the head dim D of 'query'");
+  auto relType = cast<RankedTensorType>(rel.getType());
+  auto qType = cast<RankedTensorType>(query.getType());
+  auto kType = cast<RankedTensorType>(key.getType());
+  if (relType.isDynamicDim(relRank - 2) || qType.isDynamicDim(n) ||
+      kType.isDynamicDim(n)) {
+    Value sq = tensor::DimOp::create(b, loc, query, n);
+    Value sk = tensor::DimOp::create(b, loc, key, n);
+    Value expected = arith::SubIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, sq, sk), indexConst(b, loc, 1));
+    Value rows = tensor::DimOp::create(b, loc, rel, relRank - 2);
+    cf::AssertOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rows, expected),
+        quoted(0) + " does not have Sq + Sk - 1 rows");
+  }
+  for (auto [which, bias] : {std::make_pair(1u, contentBias),
+                             std::make_pair(2u, positionBias)}) {
+    assertDimsEqual(b, loc, bias, 0, query, n - 1,
+                    quoted(which) + " dim 0 (H) differs from the query heads");
+    assertDimsEqual(b, loc, bias, 1, query, n + 1,
+                    quoted(which) +
+                        " dim 1 differs from the head dim D of 'query'");
+  }
+}
+
 void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
                                               FusedAttentionOp op) {
   Location loc = op.getLoc();
@@ -421,4 +460,8 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
     assertDimsEqual(b, loc, t5, 1, q, n - 1,
                     name + ": dim 1 (H) of 't5_table' differs from the "
                            "query heads");
+  if (Value rel = op.getXlRel())
+    buildXlTableChecks(b, loc, name,
+                       {"xl_rel", "xl_content_bias", "xl_position_bias"}, rel,
+                       op.getXlContentBias(), op.getXlPositionBias(), q, k);
 }

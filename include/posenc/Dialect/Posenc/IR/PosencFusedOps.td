@@ -71,7 +71,7 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     RecursiveMemoryEffects]> {
   let summary = "attention with fused position encodings (RoPE prologue, "
                 "score modification, Shaw's relative key and value terms, "
-                "T5's bucketed bias)";
+                "T5's bucketed bias, Transformer-XL's relative terms)";
   let description = [{
     Semantics: `docs/spec.md`, section `posenc.fused_attention`.
 
@@ -97,6 +97,11 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
        `s += t5_table[bucket(j - i'), h]` with `t5_max_distance` (default
        128) and `t5_bidirectional` as `posenc.t5_bias`'s `max_distance` and
        `bidirectional`.
+       With `xl` (Transformer-XL's `rel : tensor<[Hq x] (Sq + Sk - 1) x D>`,
+       content bias `u` and position bias `v`, both `tensor<Hq x D>`; query
+       rank >= 3, no `kv_lengths`), the terms of `posenc.xl_attention` are
+       added inside the scale: `s += scale * (u_h . k~_j + (q~_i + v_h) .
+       rel[i' - j + Sq - 1])`.
     3. Score modification: `s'[L, i, j] = score_mod(s, L..., i, j, mods...)`,
        the single-block `score_mod` region, whose arguments are the score
        (type `C`), one `index` per lead dim, then `i` and `j` (absolute
@@ -127,7 +132,11 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     bucket, never an `[Sq, 2K+1]` table. T5's term is a bucket per
     distance `j - i'` (`Sq + Sk - 1` of them, computed once), and per key
     tile a row of `Bq + Bk - 1` table entries read along the diagonals;
-    never an `H x Sq x Sk` bias.
+    never an `H x Sq x Sk` bias. Transformer-XL's content bias is added to
+    the query tile once; its position term is, per key tile, the band
+    product `(q~_tile + v_h) . rel[band]^T` over the `Bq + Bk - 1` rows of
+    `rel` the tile touches, read along the diagonals: never an `Sq x Sk` or
+    `Sq x L` tensor.
 
     ```mlir
     %o = posenc.fused_attention %q, %k, %v
@@ -163,6 +172,10 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     Optional<Posenc_FloatTensor>:$rel_key,
     Optional<Posenc_FloatTensor>:$rel_value,
     Optional<Posenc_FloatTensor>:$t5_table,
+    // Transformer-XL's term (posenc.xl_attention): rel, u, v.
+    Optional<Posenc_FloatTensor>:$xl_rel,
+    Optional<Posenc_FloatTensor>:$xl_content_bias,
+    Optional<Posenc_FloatTensor>:$xl_position_bias,
     OptionalAttr<Posenc_RotaryAttr>:$q_rope,
     OptionalAttr<Posenc_RotaryAttr>:$k_rope,
     OptionalAttr<F64Attr>:$scale,
@@ -181,6 +194,9 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     (`rel_key` `(` $rel_key^ `:` type($rel_key) `)`)?
     (`rel_value` `(` $rel_value^ `:` type($rel_value) `)`)?
     (`t5_table` `(` $t5_table^ `:` type($t5_table) `)`)?
+    (`xl` `(` $xl_rel^ `,` $xl_content_bias `,` $xl_position_bias `:`
+     type($xl_rel) `,` type($xl_content_bias) `,` type($xl_position_bias)
+     `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     `score_mod` $score_mod
   }];

@@ -43,6 +43,29 @@ mlir::LogicalResult rejectUnloweredKVCacheForm(mlir::Operation *op);
 /// attributes) as posenc.t5_bias's verifier does (PosencRelativeOps.cpp).
 mlir::LogicalResult verifyFusedT5Term(FusedAttentionOp op);
 
+/// Verifies the Transformer-XL term of posenc.fused_attention (`xl_rel`,
+/// `xl_content_bias`, `xl_position_bias`: all or none) as
+/// posenc.xl_attention's verifier does (PosencRelativeOps.cpp).
+mlir::LogicalResult verifyFusedXlTerm(FusedAttentionOp op);
+
+/// The checks posenc.attention, posenc.rel_pos_attention and
+/// posenc.xl_attention share (PosencOps.cpp): equal ranks >= minRank, equal
+/// leading dims, q/k head dims, k/v sequence dims, element types and a
+/// result [..., Sq, Dv]; `numHeadDims` is 1 when dim -3 is a head dim the
+/// caller checks. With `mixedKeyValueType`, key and value share an element
+/// type that may differ from query's.
+mlir::LogicalResult verifyQKVResult(mlir::Operation *op, mlir::Value q,
+                                    mlir::Value k, mlir::Value v,
+                                    mlir::RankedTensorType resultType,
+                                    int64_t minRank, int64_t numHeadDims,
+                                    bool mixedKeyValueType);
+
+/// An explicit `scale` must be finite; the default 1/sqrt(D) needs a static
+/// head dim D > 0 of `queryType`.
+mlir::LogicalResult verifyDefaultScale(mlir::Operation *op,
+                                       std::optional<llvm::APFloat> scale,
+                                       mlir::RankedTensorType queryType);
+
 } // namespace posenc
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_H

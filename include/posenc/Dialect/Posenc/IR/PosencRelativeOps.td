@@ -1,8 +1,8 @@
 //===- PosencRelativeOps.td - bucketed relative biases ------*- tablegen -*-===//
 //
 // The relative position encodings added in SPEC.md's "Additions": T5's
-// bucketed bias. Included from PosencOps.td so that it lands in the same
-// generated op list.
+// bucketed bias, Transformer-XL's relative attention. Included from
+// PosencOps.td so that it lands in the same generated op list.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +62,72 @@ def Posenc_T5BiasOp : Posenc_Op<"t5_bias", [Pure]> {
   let extraClassDeclaration = [{
     /// NB, the number of buckets (dim 0 of `table`; static once verified).
     int64_t getNumBuckets();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// posenc.xl_attention
+//===----------------------------------------------------------------------===//
+
+def Posenc_XlAttentionOp : Posenc_Op<"xl_attention", [Pure]> {
+  let summary = "Transformer-XL / XLNet relative attention (Dai et al.)";
+  let description = [{
+    Semantics: `docs/spec.md`, section `posenc.xl_attention`.
+
+    `query [..., H, Sq, D]`, `key [..., H, Sk, D]`, `value [..., H, Sk, Dv]`
+    (equal ranks >= 3, equal leading dims, one element type, no grouped-query
+    heads), the relative table `rel : tensor<[H x] L x D>` with
+    `L = Sq + Sk - 1` rows (one per distance; shared by the heads when it has
+    no head dim), the content bias `content_bias : tensor<H x D>` (`u`) and
+    the position bias `position_bias : tensor<H x D>` (`v`). The result is
+    `[..., H, Sq, Dv]` with the element type of `query`; arithmetic in f32
+    (f64 for f64 inputs).
+
+    With `i' = i + (Sk - Sq)` (queries are the last Sq keys), the distance
+    `d = i' - j` lies in `[1 - Sq, Sk - 1]` and reads row `t = d + Sq - 1`:
+
+    - `e[i, j] = scale * ((q_i + u_h) . k_j + (q_i + v_h) . rel[t])`
+      (`scale` defaults to `1/sqrt(D)`, which needs a static `D`);
+    - `causal` masks `j > i'`; `p = softmax_j(e)` and `out_i = sum_j p[i, j]
+      v_j` as in `posenc.attention` (a row with no key yields zeros).
+
+    When Sq, Sk or L is dynamic, `L = Sq + Sk - 1` is a run-time check (the
+    C API and Python report it as an error).
+
+    `posenc-fuse-attention` turns the op into `posenc.fused_attention` with
+    the `xl` term; its CPU decomposition computes the position term per
+    (query tile, key tile) as a band product over the `Bq + Bk - 1` rows of
+    `rel` the tile touches, read along the diagonals (`docs/design.md`,
+    "Transformer-XL's band product"): never an `Sq x Sk` or `Sq x L` tensor.
+
+    ```mlir
+    %o = posenc.xl_attention %q, %k, %v rel(%r : tensor<8x47x64xf32>)
+        content_bias(%u : tensor<8x64xf32>) position_bias(%pb : tensor<8x64xf32>)
+        {causal} : tensor<2x8x16x64xf32>, tensor<2x8x32x64xf32>,
+        tensor<2x8x32x64xf32> -> tensor<2x8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins
+    Posenc_FloatTensor:$query,
+    Posenc_FloatTensor:$key,
+    Posenc_FloatTensor:$value,
+    Posenc_FloatTensor:$rel,
+    Posenc_FloatTensor:$content_bias,
+    Posenc_FloatTensor:$position_bias,
+    OptionalAttr<F64Attr>:$scale,
+    UnitAttr:$causal
+  );
+  let results = (outs Posenc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `rel` `(` $rel `:` type($rel) `)`
+    `content_bias` `(` $content_bias `:` type($content_bias) `)`
+    `position_bias` `(` $position_bias `:` type($position_bias) `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// scale, or 1/sqrt(D) when not set.
+    double getScaleOrDefault();
   }];
 }
 

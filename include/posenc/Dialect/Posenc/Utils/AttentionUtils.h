@@ -194,6 +194,18 @@ void buildPerBatchPositionsCheck(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Value positions,
                                  mlir::Value input);
 
+/// Run-time checks of Transformer-XL's tables (posenc.xl_attention, the xl
+/// term of posenc.fused_attention) that the verifier could only see as
+/// dynamic: `rel` [[H x] L x D] has L = Sq + Sk - 1 rows and the query's H
+/// and D, `contentBias` and `positionBias` [H x D] the query's H and D.
+/// Messages are prefixed by `opName` and name the operand (`names`: rel,
+/// content bias, position bias).
+void buildXlTableChecks(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::StringRef opName,
+                        llvm::ArrayRef<llvm::StringRef> names, mlir::Value rel,
+                        mlir::Value contentBias, mlir::Value positionBias,
+                        mlir::Value query, mlir::Value key);
+
 /// buildAttentionShapeChecks for `op`, plus the lengths of its positions
 /// and its kv_lengths (buildKVLengthsChecks). Every lowering of
 /// posenc.fused_attention emits them before its loops.
