@@ -52,6 +52,10 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/Inputs/buffers.mlir \
 // RUN:   --pass-pipeline="builtin.module(func.func(posenc-lower-attention-vectors))" | FileCheck %S/Inputs/buffers.mlir --check-prefix=VECTORS
 //
+// A linalg.softmax that raising left alone (test/Pipelines' own input).
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/decompose-aggregates.mlir \
+// RUN:   --pass-pipeline="builtin.module(func.func(posenc-decompose-aggregates))" | FileCheck %S/../Pipelines/decompose-aggregates.mlir
+//
 // Front-end input: TOSA imported, then attention raised to posenc.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/Inputs/tosa-attention.mlir \
 // RUN:   --pass-pipeline="builtin.module(posenc-import-tosa, posenc-raise)" | FileCheck %S/Inputs/tosa-attention.mlir --check-prefix=RAISE
