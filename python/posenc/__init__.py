@@ -20,4 +20,4 @@ from . import builders
 from .builders import (Program, alibi_bias, bloom_alibi_attention, llama_attention,
                        rope, shaw_attention, sinusoidal)
 from . import relative_builders
-from .relative_builders import t5_attention, t5_bias, xl_attention
+from .relative_builders import deberta_attention, t5_attention, t5_bias, xl_attention

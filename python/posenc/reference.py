@@ -48,6 +48,8 @@ __all__ = [
     "attention",
     "rel_pos_attention",
     "xl_attention",
+    "deberta_bucket",
+    "disentangled_attention",
 ]
 
 _LAYOUTS = ("interleaved", "half")
@@ -549,3 +551,97 @@ def xl_attention(q, k, v, rel, content_bias, position_bias, scale=None, causal=F
         e = np.where(_causal_mask(Sq, Sk), -np.inf, e)
     p = _softmax_rows(e)
     return np.matmul(p, v)
+
+# ---------------------------------------------------------------------------
+# posenc.disentangled_attention (DeBERTa)
+# ---------------------------------------------------------------------------
+
+def deberta_bucket(r, bucket_size, max_position):
+    """DeBERTa-v2's log bucket of relative positions ``r = i - j`` (int
+    array), as docs/spec.md states it: with ``mid = bucket_size // 2``,
+    ``r`` where ``|r| <= mid``, else ``sign(r) * (mid + ceil(log(|r| / mid) /
+    log((max_position - 1) / mid) * (mid - 1)))`` in float32 arithmetic (the
+    quotient ``(max_position - 1) / mid`` rounded to float32 before its
+    logarithm; every float32 logarithm the correctly rounded one: float64 log
+    rounded to float32)."""
+    r = np.asarray(r, dtype=np.int64)
+    mid = int(bucket_size) // 2
+    if mid < 1 or int(max_position) - 1 <= mid:
+        raise ValueError(f"need bucket_size >= 2 and max_position - 1 > bucket_size // 2, "
+                         f"got bucket_size={bucket_size}, max_position={max_position}")
+    f32 = np.float32
+    mag = np.maximum(np.abs(r), mid)  # |r| <= mid lanes are discarded below
+    log_mag = np.log((mag.astype(f32) / f32(mid)).astype(np.float64)).astype(f32)
+    span = f32((int(max_position) - 1) / mid)
+    log_span = np.log(np.float64(span)).astype(f32)
+    steps = np.ceil((log_mag / log_span) * f32(mid - 1))
+    large = np.sign(r) * (mid + steps.astype(np.int64))
+    return np.where(np.abs(r) <= mid, r, large)
+
+
+def _relative_positions(sq, sk, position_buckets, max_relative_positions):
+    """r[i, j] = i - j for query row i and key j, bucketed when
+    position_buckets > 0."""
+    r = np.arange(sq)[:, None] - np.arange(sk)[None, :]
+    if position_buckets > 0:
+        r = deberta_bucket(r, position_buckets, max_relative_positions)
+    return r
+
+
+def _gather_dot(x, table, index, side):
+    """x_s . table[index[i, j]] for every (i, j), ``[..., H, Sq, Sk]``: x
+    ``[..., H, S, D]`` is the query (``side="i"``) or the key (``side="j"``),
+    ``table`` ``[2k, D]`` (shared by the heads) or ``[H, 2k, D]``, ``index``
+    ``[Sq, Sk]``."""
+    if table.ndim == 2:
+        return np.einsum(f"...{side}d,ijd->...ij", x, table[index])
+    return np.einsum(f"...h{side}d,hijd->...hij", x, table[:, index])
+
+
+def disentangled_attention(q, k, v, pos_key=None, pos_query=None, terms=("c2p", "p2c"),
+                           position_buckets=0, max_relative_positions=None, scale=None,
+                           causal=False):
+    """DeBERTa's disentangled attention, ``[..., H, Sq, Dv]`` (docs/spec.md).
+
+    ``pos_key`` / ``pos_query`` are ``[2k, D]`` or ``[H, 2k, D]``; r = i - j
+    (bucketed when position_buckets > 0, k = position_buckets then);
+    c = clamp(r + k, 0, 2k - 1), c' = clamp(k - bucket(j - i), 0, 2k - 1);
+    e = scale * (q_i . k_j + [c2p] q_i . pos_key[c] + [p2c] k_j . pos_query[c']),
+    scale = 1/sqrt(D * (1 + len(terms))) by default; causal as attention.
+    """
+    terms = tuple(terms)
+    if not terms or any(t not in ("c2p", "p2c") for t in terms) or len(set(terms)) != len(terms):
+        raise ValueError(f"terms must be a non-empty subset of ('c2p', 'p2c'), got {terms}")
+    q, k, v = _f64(q), _f64(k), _f64(v)
+    if q.ndim < 3 or k.shape[:-2] != q.shape[:-2] or v.shape[:-2] != q.shape[:-2]:
+        raise ValueError(f"query/key/value must be [..., H, S, D] with equal leading dims, "
+                         f"got {q.shape}, {k.shape}, {v.shape}")
+    Sq, D = q.shape[-2:]
+    Sk = k.shape[-2]
+    tables = {"c2p": pos_key, "p2c": pos_query}
+    for term, table in tables.items():
+        if (table is not None) != (term in terms):
+            raise ValueError(f"the {term} table must be given exactly when {term} is a term")
+    rows = {_f64(t).shape[-2] for t in tables.values() if t is not None}
+    if len(rows) != 1 or rows.pop() % 2:
+        raise ValueError("pos_key / pos_query must have one even number of rows 2k")
+    span = next(_f64(t).shape[-2] for t in tables.values() if t is not None) // 2
+    if position_buckets > 0 and span != position_buckets:
+        raise ValueError(f"with position_buckets = {position_buckets} the tables need "
+                         f"2 * {position_buckets} rows, got {2 * span}")
+    e = np.matmul(q, np.swapaxes(k, -1, -2))
+    if "c2p" in terms:
+        r = _relative_positions(Sq, Sk, position_buckets, max_relative_positions)
+        c = np.clip(r + span, 0, 2 * span - 1)
+        e = e + _gather_dot(q, _f64(pos_key), c, "i")
+    if "p2c" in terms:
+        # bucket(j - i): the key-major relative position of key j to query i.
+        r_kq = _relative_positions(Sk, Sq, position_buckets, max_relative_positions)
+        c_prime = np.clip(span - r_kq.T, 0, 2 * span - 1)  # [Sq, Sk]
+        e = e + _gather_dot(k, _f64(pos_query), c_prime, "j")
+    if scale is None:
+        scale = 1.0 / math.sqrt(D * (1 + len(terms)))
+    e = float(scale) * e
+    if causal:
+        e = np.where(_causal_mask(Sq, Sk), -np.inf, e)
+    return np.matmul(_softmax_rows(e), v)

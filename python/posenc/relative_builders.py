@@ -6,9 +6,9 @@ and every rule of the ops is the verifier's, not the builder's."""
 
 from .builders import (SAME_AS_SEQ, _FLOAT_TYPES, _attention_attrs,
                        _attention_types, _attr_dict, _bias_sizes, _check_size,
-                       _check_type, _function, _int, _tensor)
+                       _check_type, _float, _function, _int, _tensor)
 
-__all__ = ["t5_attention", "t5_bias", "xl_attention"]
+__all__ = ["t5_attention", "t5_bias", "xl_attention", "deberta_attention"]
 
 
 def _t5_attrs(max_distance, bidirectional):
@@ -122,4 +122,59 @@ def xl_attention(batch, heads, seq, head_dim, *, kv_seq=SAME_AS_SEQ, rel_heads=T
                  ("rel", rel_type), ("content_bias", bias_type),
                  ("position_bias", bias_type)]
     config = dict(rel_heads=rel_heads, causal=causal, scale=scale)
+    return _function(name, arguments, out_type, body, "%out", config)
+
+
+# ------------------------------------------------------------ DeBERTa
+
+_DEBERTA_TERMS = ("c2p", "p2c")
+
+
+def deberta_attention(batch, heads, seq, head_dim, span, *, kv_seq=SAME_AS_SEQ,
+                      terms=_DEBERTA_TERMS, position_buckets=0, max_relative_positions=None,
+                      per_head_tables=False, causal=False, scale=None, dtype="f32",
+                      value_dim=None, name="deberta_attention"):
+    """DeBERTa's disentangled attention (``posenc.disentangled_attention``)::
+
+        e = scale * (q_i . k_j + [c2p] q_i . pos_key[c] + [p2c] k_j . pos_query[c'])
+
+    with the projected relative embeddings ``pos_key`` / ``pos_query`` of
+    ``2 * span`` rows (``[heads, 2 * span, head_dim]`` with
+    ``per_head_tables``, else shared ``[2 * span, head_dim]``), one per term
+    in ``terms`` (a subset of ``("c2p", "p2c")``). DeBERTa-v2/v3 use
+    ``position_buckets=256, max_relative_positions=512`` (then ``span`` must
+    be ``position_buckets``). The default scale is ``1/sqrt(head_dim * (1 +
+    len(terms)))``. Shapes as ``t5_attention``'s; ``batch``, ``seq``,
+    ``kv_seq`` may be None. Arguments ``(query, key, value, <pos_key if c2p>,
+    <pos_query if p2c>)``."""
+    span = _check_size(span, "span", dynamic_ok=False)
+    batch, heads, seq, head_dim, kv_seq, value_dim, dtype = _checked_attention_sizes(
+        batch, heads, seq, head_dim, kv_seq, value_dim, dtype)
+    q_type, k_type, v_type, out_type = _attention_types(
+        batch, heads, seq, kv_seq, head_dim, value_dim, dtype)
+    terms = tuple(terms)
+    if not terms or any(t not in _DEBERTA_TERMS for t in terms) or len(set(terms)) != len(terms):
+        raise ValueError(f"terms must be a non-empty subset of {_DEBERTA_TERMS}, got {terms}")
+    table_type = _tensor(([heads] if per_head_tables else []) + [2 * span, head_dim], dtype)
+    arguments = [("query", q_type), ("key", k_type), ("value", v_type)]
+    operands = ""
+    for term, table in zip(_DEBERTA_TERMS, ("pos_key", "pos_query")):
+        if term in terms:
+            arguments.append((table, table_type))
+            operands += f" {table}(%{table} : {table_type})"
+    attrs = ["causal"] if causal else []
+    if position_buckets:
+        attrs.append(f"position_buckets = {_int(position_buckets, 'position_buckets')} : i64")
+    if max_relative_positions is not None:
+        attrs.append(f"max_relative_positions = "
+                     f"{_int(max_relative_positions, 'max_relative_positions')} : i64")
+    if scale is not None:
+        attrs.append(f"scale = {_float(scale, 'scale')} : f64")
+    terms_text = "" if len(terms) == 2 else f" terms {terms[0]}"
+    body = (f"  %out = posenc.disentangled_attention %query, %key, %value{operands}"
+            f"{terms_text}{_attr_dict(attrs)}\n"
+            f"      : {q_type}, {k_type}, {v_type} -> {out_type}\n")
+    config = dict(span=span, terms=terms, position_buckets=position_buckets,
+                  max_relative_positions=max_relative_positions,
+                  per_head_tables=per_head_tables, causal=causal, scale=scale)
     return _function(name, arguments, out_type, body, "%out", config)

@@ -489,3 +489,14 @@ void posenc::reference::populateAttentionToLinalgPatterns(
   patterns.add<AttentionToLinalg, RelPosAttentionToLinalg, XlAttentionToLinalg>(
       patterns.getContext());
 }
+
+Value posenc::reference::buildSoftmaxTimesValue(OpBuilder &b, Location loc,
+                                                Value scores, Value v,
+                                                Type resultElementType) {
+  auto type = cast<RankedTensorType>(scores.getType());
+  auto f = cast<FloatType>(type.getElementType());
+  AttentionShape shape{type.getRank() - 2, std::nullopt, 1};
+  Value probs = buildMaskedSoftmax(b, loc, scores, f);
+  Value out = buildPVProduct(b, loc, probs, v, shape, f);
+  return castTensor(b, loc, out, resultElementType);
+}

@@ -97,4 +97,5 @@ void posenc::populatePosencToLinalgPatterns(RewritePatternSet &patterns) {
   reference::populateAlibiToLinalgPatterns(patterns);
   reference::populateT5BiasToLinalgPatterns(patterns);
   reference::populateAttentionToLinalgPatterns(patterns);
+  reference::populateDisentangledAttentionToLinalgPatterns(patterns);
 }

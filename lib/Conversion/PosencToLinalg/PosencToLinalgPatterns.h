@@ -24,6 +24,18 @@ void populateAlibiToLinalgPatterns(mlir::RewritePatternSet &patterns);
 void populateT5BiasToLinalgPatterns(mlir::RewritePatternSet &patterns);
 /// posenc.attention, posenc.rel_pos_attention and posenc.xl_attention.
 void populateAttentionToLinalgPatterns(mlir::RewritePatternSet &patterns);
+/// posenc.disentangled_attention.
+void populateDisentangledAttentionToLinalgPatterns(
+    mlir::RewritePatternSet &patterns);
+
+/// The end of the reference attention (AttentionToLinalg.cpp): the masked
+/// row softmax of `scores` ([lead..., Sq, Sk] in the f32/f64 compute type,
+/// masked entries -inf, fully masked rows giving zeros) times `v`
+/// ([lead..., Sk, Dv], the same lead dims), as [lead..., Sq, Dv] of
+/// `resultElementType`.
+mlir::Value buildSoftmaxTimesValue(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value scores, mlir::Value v,
+                                   mlir::Type resultElementType);
 
 /// The sizes of all dims of a ranked tensor value as OpFoldResults.
 llvm::SmallVector<mlir::OpFoldResult>

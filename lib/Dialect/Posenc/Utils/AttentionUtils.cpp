@@ -465,3 +465,68 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
                        {"xl_rel", "xl_content_bias", "xl_position_bias"}, rel,
                        op.getXlContentBias(), op.getXlPositionBias(), q, k);
 }
+
+//===----------------------------------------------------------------------===//
+// DeBERTa's relative positions
+//===----------------------------------------------------------------------===//
+
+Value posenc::buildDebertaBucket(OpBuilder &b, Location loc, Value rel,
+                                 const DebertaBucketParams &params) {
+  using arith::CmpIPredicate;
+  Type f32 = b.getF32Type(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  int64_t mid = params.bucketSize / 2;
+  Value midV = indexConst(b, loc, mid);
+  Value absRel = arith::MaxSIOp::create(
+      b, loc, rel, arith::SubIOp::create(b, loc, indexConst(b, loc, 0), rel));
+  Value exact = arith::CmpIOp::create(b, loc, CmpIPredicate::sle, absRel, midV);
+  // The logarithmic bucket, for |r| > mid; |r| is clamped to mid first so
+  // that the unused lanes stay finite (HuggingFace substitutes mid - 1).
+  Value mag = arith::MaxSIOp::create(b, loc, absRel, midV);
+  Value magF = arith::SIToFPOp::create(
+      b, loc, f32, arith::IndexCastOp::create(b, loc, i64, mag));
+  Value ratio =
+      arith::DivFOp::create(b, loc, magF, floatConst(b, loc, f32, double(mid)));
+  Value logRatio = arith::TruncFOp::create(
+      b, loc, f32,
+      math::LogOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, ratio)));
+  // HuggingFace: torch.log(torch.tensor((max_position - 1) / mid)), the
+  // Python double rounded to a float32 tensor before its logarithm.
+  float span = static_cast<float>(static_cast<double>(params.maxPosition - 1) /
+                                  static_cast<double>(mid));
+  float logSpan = static_cast<float>(std::log(static_cast<double>(span)));
+  Value steps = arith::DivFOp::create(
+      b, loc, logRatio, floatConst(b, loc, f32, static_cast<double>(logSpan)));
+  steps = arith::MulFOp::create(b, loc, steps,
+                                floatConst(b, loc, f32, double(mid - 1)));
+  steps = math::CeilOp::create(b, loc, steps);
+  Value large = arith::AddIOp::create(
+      b, loc, midV,
+      arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                 arith::FPToSIOp::create(b, loc, i64, steps)));
+  Value negative = arith::CmpIOp::create(b, loc, CmpIPredicate::slt, rel,
+                                         indexConst(b, loc, 0));
+  Value signedLarge = arith::SelectOp::create(
+      b, loc, negative,
+      arith::SubIOp::create(b, loc, indexConst(b, loc, 0), large), large);
+  return arith::SelectOp::create(b, loc, exact, rel, signedLarge);
+}
+
+Value posenc::buildDisentangledIndex(
+    OpBuilder &b, Location loc, Value i, Value j, int64_t span,
+    std::optional<DebertaBucketParams> buckets) {
+  Value r = arith::SubIOp::create(b, loc, i, j);
+  if (buckets)
+    r = buildDebertaBucket(b, loc, r, *buckets);
+  r = arith::AddIOp::create(b, loc, r, indexConst(b, loc, span));
+  r = arith::MaxSIOp::create(b, loc, r, indexConst(b, loc, 0));
+  return arith::MinSIOp::create(b, loc, r, indexConst(b, loc, 2 * span - 1));
+}
+
+std::optional<DebertaBucketParams>
+posenc::getDebertaBucketParams(DisentangledAttentionOp op) {
+  auto buckets = static_cast<int64_t>(op.getPositionBuckets());
+  if (buckets <= 0)
+    return std::nullopt;
+  return DebertaBucketParams{
+      buckets, static_cast<int64_t>(op.getMaxRelativePositions().value_or(0))};
+}

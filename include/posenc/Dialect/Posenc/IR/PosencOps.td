@@ -301,5 +301,6 @@ def Posenc_RelPosAttentionOp : Posenc_Op<"rel_pos_attention", [Pure]> {
 
 include "posenc/Dialect/Posenc/IR/PosencFusedOps.td"
 include "posenc/Dialect/Posenc/IR/PosencRelativeOps.td"
+include "posenc/Dialect/Posenc/IR/PosencDisentangledOps.td"
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_TD

@@ -211,6 +211,38 @@ void buildXlTableChecks(mlir::OpBuilder &b, mlir::Location loc,
 /// posenc.fused_attention emits them before its loops.
 void buildFusedAttentionRuntimeChecks(mlir::OpBuilder &b, FusedAttentionOp op);
 
+//===----------------------------------------------------------------------===//
+// DeBERTa's relative positions (posenc.disentangled_attention)
+//===----------------------------------------------------------------------===//
+
+/// The parameters of DeBERTa-v2's log buckets: bucket_size
+/// (position_buckets) and max_position (max_relative_positions).
+struct DebertaBucketParams {
+  int64_t bucketSize;
+  int64_t maxPosition;
+};
+
+/// DeBERTa-v2's log bucket (posenc.disentangled_attention's description) of
+/// the relative position `rel` = i - j (an index): HuggingFace's
+/// `make_log_bucket_position` with its float32 arithmetic, each f32
+/// logarithm correctly rounded (log in f64, rounded to f32), so that the
+/// bucket does not depend on the target's log.
+mlir::Value buildDebertaBucket(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value rel,
+                               const DebertaBucketParams &params);
+
+/// The row clamp(r + k, 0, 2k - 1) of posenc.disentangled_attention's
+/// position tables for query row `i` and key `j` (indices): r = i - j,
+/// bucketed by buildDebertaBucket when `buckets` is set; k = `span`. It is
+/// both the c2p index c and the p2c index c' (equal: the bucket is odd).
+mlir::Value buildDisentangledIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value i, mlir::Value j, int64_t span,
+                                   std::optional<DebertaBucketParams> buckets);
+
+/// The bucket parameters of `op`, none when it has no position_buckets.
+std::optional<DebertaBucketParams>
+getDebertaBucketParams(DisentangledAttentionOp op);
+
 } // namespace posenc
 
 #endif // POSENC_DIALECT_POSENC_UTILS_ATTENTIONUTILS_H
