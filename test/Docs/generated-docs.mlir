@@ -11,6 +11,8 @@
 // OPS-DAG: ### `posenc.rope`
 // OPS-DAG: ### `posenc.sinusoidal`
 // OPS-DAG: ### `posenc.t5_bias`
+// OPS-DAG: ### `posenc.disentangled_attention`
+// OPS-DAG: terms c2p
 // OPS-DAG: rope_scaling
 // PASSES-DAG: `-posenc-to-linalg`
 // The GPU preparation passes of --posenc-to-nvvm, with their options.

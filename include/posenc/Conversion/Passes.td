@@ -33,6 +33,14 @@ def PosencToLinalgPass : Pass<"posenc-to-linalg"> {
     size of another (e.g. the length of `positions` and the sequence dim of
     the RoPE input), a `cf.assert` reports a mismatch at run time; so does a
     `kv_lengths` value outside `[0, Smax]` (a loop of checks over the batch).
+
+    `posenc.t5_bias` and `posenc.disentangled_attention` (DeBERTa) are lowered
+    too. For the latter the table row `c(i, j)` (with DeBERTa-v2's log bucket)
+    is computed once per (query, key) pair into an `[Sq, Sk]` index tensor,
+    and the score reduction over `D` gathers the `pos_key` / `pos_query` rows
+    by it, so no `[Sq, 2k]` product is built. There is no fused form of
+    `posenc.disentangled_attention` yet: `posenc-cpu-pipeline` (fused or
+    not) and `posenc-to-nvvm` lower it with this pass.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

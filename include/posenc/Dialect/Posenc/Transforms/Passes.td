@@ -25,6 +25,9 @@ def PosencFuseAttentionPass : Pass<"posenc-fuse-attention"> {
     it stays (its result is still read by the fused op), so nothing is
     computed twice. RoPE with a sequence-length-dependent scaling (dynamic
     NTK, LongRoPE) is not folded. Run `posenc-decompose-attention` next.
+
+    `posenc.disentangled_attention` (DeBERTa) is left unchanged: it has no
+    fused form yet, and the pipelines lower it with `posenc-to-linalg`.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
