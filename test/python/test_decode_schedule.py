@@ -177,3 +177,14 @@ def test_split_count_follows_runtime_threads():
     done = subprocess.run([sys.executable, "-c", code], env=env,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("sq,elem", [(17, "f32"), (64, "f32"), (33, "f16")])
+def test_prefill_ir_unchanged(sq, elem):
+    """Sq > 16 takes the prefill schedule: its lowered IR is byte-identical
+    to the one of the fixed 64-row schedule (attention-query-tile=64), so
+    nothing of the decode layouts reaches it."""
+    ir, _, _ = half_kv_case(8, 2, sq, 300, 128, elem)
+    by_shape = posenc.run_pipeline(ir, pipeline())
+    fixed = posenc.run_pipeline(ir, pipeline("attention-query-tile=64"))
+    assert by_shape == fixed
