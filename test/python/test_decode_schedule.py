@@ -10,7 +10,11 @@ from docs/spec.md). Key counts are a tile multiple (1024) and not (4097);
 GQA 32/8 and 8/2 and MHA; causal (bottom-right aligned, Sq <= Sk) and not;
 RoPE prologue on q and k; dynamic Sq on both sides of the run-time branch;
 split-K forced with few heads and a small key limit; 256-bit vectors (AVX2
-code: target-features=-avx512f) as well as the host's.
+code: target-features=-avx512f) as well as the host's. Tiles of fewer than
+16 rows (Sq x Hq/Hkv < 16) hold the scores with the keys on the vector
+lanes (docs/pipelines.md): those are checked at D = 128 for 1, 2, 4 and 8
+rows, f32/f16/bf16 K/V, both widths; the split count follows the OpenMP
+thread count at run time (checked with OMP_NUM_THREADS=3 in a child).
 
 Tolerance: f32 arithmetic against float64, atol 2e-5 + rtol 2e-4 as in
 test_fused_execution.py; the split merge rescales each partial once by
@@ -18,12 +22,17 @@ exp(m_s - m*) <= 1 (the online softmax's own step), so it adds at most a
 few ulps per split to that bound. RoPE cases keep positions < 400, where
 the f32 angle error is ~1e-5 absolute.
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from test_fused_execution import attention_case  # noqa: E402
-from posenc_testutil import assert_close as _assert_close  # noqa: E402
+from posenc import reference as ref  # noqa: E402
+from posenc_testutil import assert_close as _assert_close, to_elem  # noqa: E402
 
 ATOL, RTOL = 2e-5, 2e-4
 
@@ -116,3 +125,66 @@ def test_explicit_query_tile_overrides():
     split), still right."""
     ir, args, want = attention_case([1], 8, 2, 4, 1024, 64, 64, causal=True)
     check(ir, args, want, "attention-query-tile=64")
+
+
+def half_kv_case(hq, hkv, sq, sk, d, elem, causal=True, seed=0):
+    """(ir, args, want): an f32 query over K/V stored as `elem`, rounded
+    before the reference sees them (the storage adds no error of its own)."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((1, hq, sq, d)).astype(np.float32)
+    k, kf = to_elem(rng.standard_normal((1, hkv, sk, d)), elem)
+    v, vf = to_elem(rng.standard_normal((1, hkv, sk, d)), elem)
+    qt = f"tensor<1x{hq}x{sq}x{d}xf32>"
+    kt = f"tensor<1x{hkv}x{sk}x{d}x{elem}>"
+    attrs = " {causal}" if causal else ""
+    ir = (f"func.func @f(%q: {qt}, %k: {kt}, %v: {kt}) -> {qt} {{\n"
+          f"  %o = posenc.attention %q, %k, %v{attrs} : {qt}, {kt}, {kt} -> {qt}\n"
+          f"  return %o : {qt}\n}}\n")
+    return ir, [q, k, v], ref.attention(q.astype(np.float64), kf, vf, causal=causal)
+
+
+# (Sq, Hq, Hkv): tiles of 1 (MHA), 2, 4 and 8 rows; 16 rows (4 x GQA 4)
+# is the first tile with the rows on the lanes.
+NARROW = [(1, 8, 8), (2, 4, 4), (1, 32, 8), (2, 8, 2), (1, 16, 2), (4, 16, 4)]
+WIDTHS = ["", "vector-bits=256 target-features=-avx512f"]
+
+
+@pytest.mark.parametrize("options", WIDTHS)
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("sq,hq,hkv", NARROW)
+def test_keys_on_lanes(sq, hq, hkv, elem, options):
+    """D = 128 (8 key-by-dim blocks per key tile), 1000 keys (a partial
+    last key tile), causal."""
+    ir, args, want = half_kv_case(hq, hkv, sq, 1000, 128, elem, seed=sq + hq)
+    check(ir, args, want, options, f"{elem} Sq={sq} {hq}/{hkv}")
+
+
+def test_split_count_follows_runtime_threads():
+    """The default split count reads omp_get_max_threads() at run time:
+    3 threads (an odd count) split one K/V head's 4097 keys into 6 tasks'
+    worth; the result is the same attention."""
+    code = (
+        "import numpy as np, posenc, sys\n"
+        "sys.path.insert(0, %r)\n"
+        "from test_decode_schedule import half_kv_case\n"
+        "from posenc_testutil import assert_close\n"
+        "ir, args, want = half_kv_case(4, 1, 1, 4097, 64, 'f32')\n"
+        "f = posenc.compile(ir, pipeline='builtin.module(posenc-cpu-pipeline)')\n"
+        "assert 'omp_get_max_threads' in f.lowered_ir\n"
+        "assert_close(f(*args), want, %r, %r, 'OMP_NUM_THREADS=3')\n"
+    ) % (os.path.dirname(os.path.abspath(__file__)), ATOL, RTOL)
+    env = dict(os.environ, OMP_NUM_THREADS="3")
+    done = subprocess.run([sys.executable, "-c", code], env=env,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("sq,elem", [(17, "f32"), (64, "f32"), (33, "f16")])
+def test_prefill_ir_unchanged(sq, elem):
+    """Sq > 16 takes the prefill schedule: its lowered IR is byte-identical
+    to the one of the fixed 64-row schedule (attention-query-tile=64), so
+    nothing of the decode layouts reaches it."""
+    ir, _, _ = half_kv_case(8, 2, sq, 300, 128, elem)
+    by_shape = posenc.run_pipeline(ir, pipeline())
+    fixed = posenc.run_pipeline(ir, pipeline("attention-query-tile=64"))
+    assert by_shape == fixed

@@ -91,7 +91,8 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "and register-tile marks for --posenc-vectorize-attention-tiles">,
     Option<"splitKTasks", "split-k-tasks", "int64_t", /*default=*/"0",
            "Decode schedule: split the keys until the grid has at least "
-           "this many tasks (0: twice the host's hardware threads)">,
+           "this many tasks (0: twice the OpenMP runtime's thread count at "
+           "run time, omp_get_max_threads())">,
     Option<"splitKMaxKeys", "split-k-max-keys", "int64_t",
            /*default=*/"8192",
            "Decode schedule: split the keys so that no task reads more "
@@ -100,6 +101,7 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",
+    "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::scf::SCFDialect",

@@ -39,8 +39,8 @@ struct PosencCPUPipelineOptions
   Option<int64_t> attentionSplitKTasks{
       *this, "attention-split-k-tasks",
       llvm::cl::desc("Fused path, decode schedule: split the keys until the "
-                     "grid has this many tasks (0: twice the host's "
-                     "hardware threads)"),
+                     "grid has this many tasks (0: twice the OpenMP "
+                     "runtime's thread count, read at run time)"),
       llvm::cl::init(0)};
   Option<int64_t> attentionSplitKMaxKeys{
       *this, "attention-split-k-max-keys",

@@ -31,6 +31,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -106,7 +107,7 @@ SmallVector<Value> VectorTileBuilder::rowLead(OpBuilder &b, Location loc) {
   SmallVector<Value> lead(task.lead);
   if (heads == 1)
     return lead;
-  Value row = linalg::IndexOp::create(b, loc, 1);
+  Value row = linalg::IndexOp::create(b, loc, rowDim());
   lead.back() = arith::AddIOp::create(
       b, loc, lead.back(),
       arith::DivUIOp::create(b, loc, row, indexConst(b, loc, rowsPerHead)));
@@ -159,7 +160,33 @@ struct KeySplits {
 
 } // namespace
 
+/// The number of threads the OpenMP runtime runs the next parallel region
+/// on, read at run time (`omp_get_max_threads()`, which follows
+/// OMP_NUM_THREADS): the CPU pipeline lowers the grid's scf.forall to
+/// omp.parallel, and the OpenMP dialect has no op for the query, so this is
+/// a call to the runtime's documented entry point, declared in the symbol
+/// table around `anchor` (the attention op) as upstream lowerings declare
+/// malloc.
+static Value buildRuntimeThreadCount(OpBuilder &b, Location loc,
+                                     Operation *anchor) {
+  constexpr StringLiteral kName = "omp_get_max_threads";
+  Operation *table = SymbolTable::getNearestSymbolTable(anchor);
+  Type i32 = b.getI32Type();
+  if (!SymbolTable::lookupSymbolIn(table, kName)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&table->getRegion(0).front());
+    auto decl = func::FuncOp::create(b, loc, kName,
+                                     b.getFunctionType(TypeRange{}, {i32}));
+    decl.setPrivate();
+  }
+  Value threads =
+      func::CallOp::create(b, loc, kName, TypeRange{i32}, ValueRange{})
+          .getResult(0);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), threads);
+}
+
 static KeySplits buildKeySplits(OpBuilder &b, Location loc,
+                                const AttentionInfo &info,
                                 const AttentionSchedule &schedule, Value tasks,
                                 Value sk) {
   auto idx = [&](int64_t v) { return indexConst(b, loc, v); };
@@ -170,10 +197,15 @@ static KeySplits buildKeySplits(OpBuilder &b, Location loc,
     return arith::MaxUIOp::create(b, loc, x, y);
   };
   Value one = idx(1), tk = idx(schedule.keyTile);
-  // Enough splits for the threads, and for long key ranges...
-  Value want = one;
-  if (schedule.splitTasks > 1)
-    want = ceilDiv(idx(schedule.splitTasks), max(tasks, one));
+  // Enough splits for the threads (twice the run-time thread count unless
+  // given), and for long key ranges...
+  Value goal =
+      schedule.splitTasks > 0
+          ? idx(schedule.splitTasks)
+          : arith::MulIOp::create(b, loc, idx(2),
+                                  buildRuntimeThreadCount(b, loc, info.op))
+                .getResult();
+  Value want = ceilDiv(goal, max(tasks, one));
   if (schedule.splitMaxKeys > 0)
     want = max(want, ceilDiv(sk, idx(schedule.splitMaxKeys)));
   // ...but none shorter than kMinKeyTilesPerSplit key tiles.
@@ -336,8 +368,8 @@ Value posenc::decompose::buildDecodeAttention(
   for (OpFoldResult size : gridSizes)
     tasks = arith::MulIOp::create(
         b, loc, tasks, getValueOrCreateConstantIndexOp(b, loc, size));
-  KeySplits splits = buildKeySplits(
-      b, loc, schedule, tasks, tensor::DimOp::create(b, loc, info.k, n));
+  KeySplits splits = buildKeySplits(b, loc, info, schedule, tasks,
+                                    tensor::DimOp::create(b, loc, info.k, n));
 
   // The partials [grid..., splits, rows (, Dv)].
   SmallVector<OpFoldResult> statSizes(gridSizes);

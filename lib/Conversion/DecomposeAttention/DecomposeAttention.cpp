@@ -38,6 +38,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -45,7 +46,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include "llvm/Support/Threading.h"
 
 namespace posenc {
 #define GEN_PASS_DEF_POSENCDECOMPOSEATTENTIONPASS
@@ -190,13 +190,10 @@ chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
     if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv > 0)
       packed = divisorAtMost(hq / hkv, kMaxDecodeTileRows / rows);
   }
-  int64_t tasks = o.splitKTasks;
-  if (tasks <= 0)
-    tasks = 2 * llvm::hardware_concurrency().compute_thread_count();
   AttentionSchedule schedule{packed * rows, o.keyTile, /*vectorLayout=*/true};
   schedule.packedHeads = packed;
   schedule.rowsPerHead = rows;
-  schedule.splitTasks = tasks;
+  schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
   return schedule;
 }

@@ -69,8 +69,9 @@ struct AttentionSchedule {
   /// Sq, zero-padded when Sq is dynamic) of each of `packedHeads` query
   /// heads sharing one K/V head, queryTile = packedHeads * rowsPerHead.
   int64_t packedHeads = 1, rowsPerHead = 0;
-  /// Decode split-K: aim for at least `splitTasks` tasks, and give no task
-  /// more than `splitMaxKeys` keys (0: no limit).
+  /// Decode split-K: aim for at least `splitTasks` tasks (0: twice the
+  /// OpenMP runtime's thread count at run time), and give no task more
+  /// than `splitMaxKeys` keys (0: no limit).
   int64_t splitTasks = 0, splitMaxKeys = 0;
 
   bool isDecode() const { return rowsPerHead > 0; }

@@ -122,15 +122,26 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
   // zero and only the K inner buckets 1..K are carried.
   innerRows = info.causal ? info.maxDist : 2 * info.maxDist - 1;
 
-  // S^T [keys x query rows]: the query-row statistics reduce dim 0,
-  // elementwise across vector lanes.
-  layout = ScoreLayout{col2,
-                       {IteratorType::reduction, IteratorType::parallel},
-                       mapOf(ctx, 2, {0}),
-                       [](Value value, ArrayRef<int64_t> tiles) {
-                         markVectorTile(value, tiles);
-                       },
-                       redTile};
+  auto mark = [](Value value, ArrayRef<int64_t> tiles) {
+    markVectorTile(value, tiles);
+  };
+  if (keysOnLanes) {
+    // S [query rows x keys]: the statistics reduce the keys (dim 1), a
+    // register tile of kKeyLanes keys at a time.
+    layout = ScoreLayout{mapOf(ctx, 2, {0}),
+                         {IteratorType::parallel, IteratorType::reduction},
+                         mapOf(ctx, 2, {0}),
+                         mark,
+                         divisorAtMost(tk, kKeyLanes)};
+  } else {
+    // S^T [keys x query rows]: the query-row statistics reduce dim 0,
+    // elementwise across vector lanes.
+    layout = ScoreLayout{col2,
+                         {IteratorType::reduction, IteratorType::parallel},
+                         mapOf(ctx, 2, {0}),
+                         mark,
+                         redTile};
+  }
 
   SmallVector<Value> init = {m0, l0, acc0};
   if (bucketed) {
@@ -174,10 +185,21 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
                                kSin ? rowsOf(kSin) : Value(), c);
   Value vTile = rowsOf(info.v);
 
-  // S^T = K~ Q~^T  (loops j, i, d)
-  Value s =
-      contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
-  markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+  Value s;
+  if (keysOnLanes) {
+    // S = Q~ K~^T  (loops i, j, d): keys on the lanes. The register tile
+    // [tq x kKeyLanes] reads a [kKeyLanes x kKeyLanes] block of K (keys x
+    // dims, as stored: half stays half) and the contraction's lowering to
+    // outer products transposes it in registers (vector.transpose), so
+    // each FMA is a full vector of keys times a broadcast Q~ element.
+    int64_t lanes = divisorAtMost(tk, kKeyLanes);
+    s = contract(b, loc, c, qT, {2, 0}, kTile, {1, 2}, filled({tqI, tkI}, 0.0));
+    markVectorTile(s, {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
+  } else {
+    // S^T = K~ Q~^T  (loops j, i, d)
+    s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
+    markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+  }
   t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
   xlBand = info.xlRel ? buildXlBand(kStart) : Value();
   if (qrT)
@@ -185,15 +207,24 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   else
     s = modifyScores(s, kStart, Value(), /*gather=*/false, tail);
 
-  // Column (= query row) statistics: reductions over keys, dim 0.
+  // Query row statistics: reductions over keys.
   SoftmaxStep step = buildSoftmaxStep(b, loc, c, s, m, l, acc, tqI, layout);
   // acc' = alpha acc + P (V [+ rel_value[r(i, j)]])  (loops i, x, j)
-  // P^T is [keys x rows].
-  Value accNew = accumulatePV(b, loc, info, step.p, mapOf(ctx, 3, {2, 0}),
-                              vTile, step.accScaled, task.qStart, kStart,
-                              task.shift, info.relValue && !bucketed);
-  markVectorTile(accNew,
-                 {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
+  // P is [rows x keys] (keys on lanes) or P^T [keys x rows].
+  Value accNew = accumulatePV(
+      b, loc, info, step.p,
+      mapOf(ctx, 3,
+            keysOnLanes ? ArrayRef<int64_t>{0, 2} : ArrayRef<int64_t>{2, 0}),
+      vTile, step.accScaled, task.qStart, kStart, task.shift,
+      info.relValue && !bucketed);
+  if (keysOnLanes)
+    // Longer rows of V per register tile (fewer passes over the V tile,
+    // which the first pass reads from memory): 4 x 64 (16 registers).
+    markVectorTile(accNew,
+                   {divisorAtMost(tq, 4), divisorAtMost(dvStatic, 64), 1});
+  else
+    markVectorTile(accNew,
+                   {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
   if (!bucketed) {
     scf::YieldOp::create(b, loc, ValueRange{step.mNew, step.lNew, accNew});
     return;
@@ -241,9 +272,9 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
                                             floatConst(b, loc, c, info.scale));
         if (t5Row)
           score = addT5Term(b, loc, score);
-        Value i = rowQuery(b, loc, linalg::IndexOp::create(b, loc, 1));
-        Value j = arith::AddIOp::create(b, loc, kStart,
-                                        linalg::IndexOp::create(b, loc, 0));
+        Value i = rowQuery(b, loc, linalg::IndexOp::create(b, loc, rowDim()));
+        Value j = arith::AddIOp::create(
+            b, loc, kStart, linalg::IndexOp::create(b, loc, 1 - rowDim()));
         if (!identityMod) {
           // Padded rows/keys are dropped/masked; clamping keeps the
           // region's reads of `mods` operands in bounds for them.

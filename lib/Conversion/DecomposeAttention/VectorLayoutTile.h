@@ -34,7 +34,8 @@ public:
       : b(b), loc(loc), info(info), task(task), tables(tables),
         ctx(b.getContext()), c(info.c), tq(schedule.queryTile),
         tk(schedule.keyTile), heads(schedule.packedHeads),
-        rowsPerHead(schedule.rowsPerHead) {}
+        rowsPerHead(schedule.rowsPerHead),
+        keysOnLanes(schedule.isDecode() && tq < kKeyLanes) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -137,6 +138,13 @@ private:
   int64_t tq, tk;
   /// The decode schedule's packed heads and rows per head (0: prefill).
   int64_t heads, rowsPerHead;
+  /// The score tile is S [rows x keys] with the keys on the vector lanes
+  /// (decode tiles of fewer than kKeyLanes rows, which would fill only part
+  /// of a vector), else S^T [keys x rows] with the rows on the lanes.
+  static constexpr int64_t kKeyLanes = 16;
+  bool keysOnLanes;
+  /// The dim of the score tile's index that is the query row.
+  int64_t rowDim() const { return keysOnLanes ? 0 : 1; }
 
   // Built by build(), in this order.
   mlir::Value tkV, zeroIdx;

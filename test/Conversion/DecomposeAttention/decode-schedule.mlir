@@ -1,6 +1,8 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8" | FileCheck %s
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 split-k-max-keys=100" | FileCheck %s --check-prefix=MAXKEYS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1" | FileCheck %s --check-prefix=THREADS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" | FileCheck %s --check-prefix=LLVM
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" | FileCheck %s --check-prefix=LLVM
 
@@ -15,6 +17,9 @@
 // CHECK-DAG: #[[$Q1ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 4, d1 mod 4 + d2, d3)>
 // CHECK-DAG: #[[$Q4ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 4, (d1 mod 4) * 4 + d2, d3)>
 // CHECK-DAG: #[[$Q16ROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 4, (d1 mod 4) * 16 + d2, d3)>
+// CHECK-DAG: #[[$DI:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[$JD:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$IJ:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 
 // CHECK-LABEL: func.func @decode_q1
 // CHECK-NOT: {{x300xf32>|<300x}}
@@ -23,8 +28,14 @@
 // CHECK: scf.forall ({{.*}}) in (1, %{{.*}}, %{{.*}}) shared_outs({{.*}}) -> (tensor<1x?x?x4xf32>, tensor<1x?x?x4xf32>, tensor<1x?x?x4x32xf32>)
 // CHECK: tensor.extract_slice %arg0[{{.*}}] [1, 4, %{{.*}}, 32]
 // CHECK: tensor.collapse_shape {{.*}} : tensor<4x1x32xf32> into tensor<4x32xf32>
+// Fewer than 16 rows: the scores are S [rows x keys], the keys on the
+// vector lanes: S = Q~ K~^T read K as stored ((i, j, d) -> (j, d)) in
+// [rows x 16 keys x 16 dims] register tiles; the statistics reduce the keys
+// 16 at a time; P V reads P [rows x keys].
 // CHECK: scf.for
-// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[$DI]], #[[$JD]], #[[$IJ]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 16, 16>}
+// CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<4x64xf32>) outs(%{{.*}} : tensor<4xf32>) attrs =  {posenc.vector_tile = array<i64: 0, 16>}
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<4x32xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 32, 1>}
 // CHECK-NOT: {{x300xf32>|<300x}}
 // CHECK: tensor.parallel_insert_slice {{.*}} : tensor<4x32xf32> into tensor<1x?x?x4x32xf32>
 // CHECK: math.exp
@@ -38,6 +49,7 @@ func.func @decode_q1(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf32>, %v: t
 // CHECK-LABEL: func.func @decode_q4
 // CHECK-NOT: {{x300xf32>|<300x}}
 // CHECK: scf.forall {{.*}} -> (tensor<1x?x?x16xf32>, tensor<1x?x?x16xf32>, tensor<1x?x?x16x32xf32>)
+// 16 rows: S^T [keys x rows], the rows on the lanes.
 // CHECK: tensor.collapse_shape {{.*}} : tensor<4x4x32xf32> into tensor<16x32xf32>
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x16xf32>)
 // CHECK-NOT: {{x300xf32>|<300x}}
@@ -103,3 +115,29 @@ func.func @dynamic_sq(%q: tensor<1x8x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: te
 // LLVM: omp.parallel
 // LLVM: omp.wsloop
 // LLVM: llvm.intr.fmuladd{{.*}}vector<
+
+// f16 K/V under an f32 query, 4 rows (keys on the lanes): each
+// [16 keys x 16 dims] block of K is read as f16 from the cache and extended
+// in registers before the contraction transposes it; no f32 copy of K or V.
+// HALF-LABEL: func.func @decode_q1_f16
+// HALF-NOT: x300x32xf32>
+// HALF: %[[KH:.*]] = vector.transfer_read %arg1{{.*}} : tensor<1x2x300x32xf16>, vector<16x16xf16>
+// HALF: %[[KF:.*]] = arith.extf %[[KH]] : vector<16x16xf16> to vector<16x16xf32>
+// HALF: vector.contract {{.*}} %[[KF]]
+// HALF-NOT: x300x32xf32>
+// HALF: return
+func.func @decode_q1_f16(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf16>, %v: tensor<1x2x300x32xf16>) -> tensor<1x8x1x32xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x32xf32>, tensor<1x2x300x32xf16>, tensor<1x2x300x32xf16> -> tensor<1x8x1x32xf32>
+  return %o : tensor<1x8x1x32xf32>
+}
+
+// By default the split count follows the thread count of the OpenMP
+// runtime at run time (twice omp_get_max_threads()), not the compiling
+// host's.
+// THREADS: func.func private @omp_get_max_threads() -> i32
+// THREADS-LABEL: func.func @decode_q1
+// THREADS: %[[N:.*]] = call @omp_get_max_threads() : () -> i32
+// THREADS: %[[NI:.*]] = arith.index_castui %[[N]] : i32 to index
+// THREADS: %[[GOAL:.*]] = arith.muli %c2, %[[NI]]
+// THREADS: arith.ceildivui %[[GOAL]]
+// THREADS: scf.forall
