@@ -5,7 +5,8 @@
 // would (result rounded to the element type as posenc.rope stores it). The
 // generic layout computes the angles per element; the CPU vector layout
 // reads them from position-only cos/sin tables built once per op, in the
-// slice form for `half` (no partner gather).
+// slice form for `half` (no partner gather). xPos scales cos and sin by
+// its decay, re-centered per query tile (xposTileCenters).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace posenc;
@@ -96,7 +98,9 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
 static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                                RotaryAttr rope, Value posTile, Value invFreq,
                                FloatType c, Value cosTile = Value(),
-                               Value sinTile = Value()) {
+                               Value sinTile = Value(),
+                               Value logDecay = Value(),
+                               Value xposCenter = Value()) {
   auto tileType = cast<RankedTensorType>(tile.getType());
   Type elemType = tileType.getElementType();
   MLIRContext *ctx = b.getContext();
@@ -146,6 +150,10 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
           std::tie(cs, sn) = buildRotaryCosSin(b, loc, args[1], inv, angleType,
                                                c, attentionFactor);
+          if (logDecay)
+            std::tie(cs, sn) = applyXPosDecay(
+                b, loc, cs, sn, args[1], xposCenter,
+                tensor::ExtractOp::create(b, loc, logDecay, idx.pair));
         }
         Value rotated = buildRotatedElement(b, loc, x, y, cs, sn, isFirst);
         // posenc.rope stores its result in the element type.
@@ -155,29 +163,91 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
       });
 }
 
+/// The positions [start, start+size) of a tile at `lead`: of [S]
+/// positions, or per batch [B, S] the row of this tile's batch.
+static Value extractPositionTile(OpBuilder &b, Location loc, Value positions,
+                                 ArrayRef<Value> lead, Value start,
+                                 Value size) {
+  auto posType = cast<RankedTensorType>(positions.getType());
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (Value l : tableLead(positions, 1, lead)) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  offsets.push_back(start);
+  // A constant size gives a static slice (staticSize below).
+  sizes.push_back(getAsOpFoldResult(size));
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get({staticSize(size)}, posType.getElementType()),
+      positions, offsets, sizes, strides);
+}
+
 Value posenc::decompose::loadTile(OpBuilder &b, Location loc, Value source,
                                   ArrayRef<Value> lead, Value start, Value size,
                                   RotaryAttr rope, Value positions,
-                                  Value invFreq, FloatType c) {
+                                  Value invFreq, FloatType c, Value logDecay,
+                                  Value xposCenter) {
   Value tile = extractRowTile(b, loc, source, lead, start, size);
   Value posTile;
-  if (rope) {
-    // [S] positions, or per batch [B, S]: the row of this tile's batch.
-    auto posType = cast<RankedTensorType>(positions.getType());
-    SmallVector<OpFoldResult> offsets, sizes;
-    for (Value l : tableLead(positions, 1, lead)) {
-      offsets.push_back(l);
-      sizes.push_back(b.getIndexAttr(1));
-    }
-    offsets.push_back(start);
-    sizes.push_back(size);
-    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-    posTile = tensor::ExtractSliceOp::create(
-        b, loc,
-        RankedTensorType::get({staticSize(size)}, posType.getElementType()),
-        positions, offsets, sizes, strides);
+  if (rope)
+    posTile = extractPositionTile(b, loc, positions, lead, start, size);
+  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c, Value(),
+                           Value(), logDecay, xposCenter);
+}
+
+XPosTileCenters posenc::decompose::xposTileCenters(OpBuilder &b, Location loc,
+                                                   const AttentionInfo &info,
+                                                   ArrayRef<Value> lead,
+                                                   Value qStart) {
+  if (!info.qRope || !info.qRope.getXpos())
+    return {};
+  // The verifier guarantees a pair: k_rope carries xPos too.
+  FusedAttentionOp op = info.op;
+  Value positions = op.getQPositions();
+  SmallVector<Value> at = tableLead(positions, 1, lead);
+  at.push_back(qStart);
+  Value first = tensor::ExtractOp::create(b, loc, positions, at);
+  if (!first.getType().isInteger(64))
+    first = arith::ExtSIOp::create(b, loc, b.getI64Type(), first);
+  int64_t shift =
+      info.kRope.getXpos().getCenter() - info.qRope.getXpos().getCenter();
+  Value k = arith::AddIOp::create(
+      b, loc, first,
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(shift)));
+  return {first, k};
+}
+
+std::pair<Value, Value> posenc::decompose::decayedTableRows(
+    OpBuilder &b, Location loc, Value cosT, Value sinT, Value positions,
+    Value logDecay, Value center, ArrayRef<Value> lead, Value start,
+    Value size, int64_t padTo, FloatType c) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Value> at = tableLead(cosT, 2, lead);
+  Value cosRows = extractRowTile(b, loc, cosT, at, start, size);
+  Value sinRows = extractRowTile(b, loc, sinT, at, start, size);
+  Value posTile = extractPositionTile(b, loc, positions, lead, start, size);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cosRows);
+  auto scaled = linalg::GenericOp::create(
+      b, loc, TypeRange{cosRows.getType(), sinRows.getType()},
+      ValueRange{cosRows, sinRows, posTile, logDecay},
+      ValueRange{tensor::EmptyOp::create(b, loc, sizes, c),
+                 tensor::EmptyOp::create(b, loc, sizes, c)},
+      ArrayRef<AffineMap>{id, id, mapOf(ctx, 2, {0}), mapOf(ctx, 2, {1}), id,
+                          id},
+      iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        auto [cs, sn] = applyXPosDecay(b, loc, a[0], a[1], a[2], center, a[3]);
+        linalg::YieldOp::create(b, loc, ValueRange{cs, sn});
+      });
+  markVectorTile(scaled.getResult(0), {1, 0});
+  Value cosOut = scaled.getResult(0), sinOut = scaled.getResult(1);
+  if (padTo > 0) {
+    cosOut = padRows(b, loc, cosOut, padTo);
+    sinOut = padRows(b, loc, sinOut, padTo);
   }
-  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+  return {cosOut, sinOut};
 }
 
 std::pair<Value, Value>
