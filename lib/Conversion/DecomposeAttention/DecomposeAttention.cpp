@@ -253,6 +253,10 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
 
     if (schedule.vectorLayout) {
       buildVectorRotaryTables(rewriter, loc, info, tables);
+      if (tables.kLogDecay)
+        std::tie(tables.kCos, tables.kSin) = decayKeyTablesPerTile(
+            rewriter, loc, tables.kCos, tables.kSin, op.getKPositions(),
+            tables.kLogDecay, schedule.keyTile, info.c);
       if (info.relKey)
         tables.relKeyPadded =
             prepareShawRelKey(rewriter, loc, info, info.relKey, info.maxDist);

@@ -274,6 +274,27 @@ mlir::Value vectorPrologue(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value cosTile, mlir::Value sinTile,
                            mlir::FloatType c);
 
+/// The vector layout's key cos/sin tables with xPos, built once per op: row
+/// j scaled by the decay relative to the first row of its key tile (tiles of
+/// `keyTile` rows from 0), exp((pos_j - pos_{j - j mod keyTile}) logDecay),
+/// which depends on positions only; a key tile then needs one [R/2] factor
+/// (keyTileDecayedRows) instead of an exp per element.
+std::pair<mlir::Value, mlir::Value>
+decayKeyTablesPerTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
+                      mlir::Value sinT, mlir::Value positions,
+                      mlir::Value logDecay, int64_t keyTile, mlir::FloatType c);
+
+/// Rows [start, start+size) of decayKeyTablesPerTile's tables (`start` the
+/// first row of a key tile) at `lead`, times the tile's factor
+/// exp((pos_start - center) logDecay), zero-padded to `padTo` rows (0: not
+/// padded): the decay around `center` of every row.
+std::pair<mlir::Value, mlir::Value>
+keyTileDecayedRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
+                   mlir::Value sinT, mlir::Value positions,
+                   mlir::Value logDecay, mlir::Value center,
+                   llvm::ArrayRef<mlir::Value> lead, mlir::Value start,
+                   mlir::Value size, int64_t padTo, mlir::FloatType c);
+
 //===----------------------------------------------------------------------===//
 // Shaw's key term (ShawTerms.cpp)
 //===----------------------------------------------------------------------===//

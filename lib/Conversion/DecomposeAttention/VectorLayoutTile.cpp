@@ -183,9 +183,10 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   Value kCosRows = kCos ? rowsOf(kCos) : Value();
   Value kSinRows = kSin ? rowsOf(kSin) : Value();
   if (tables.kLogDecay)
-    std::tie(kCosRows, kSinRows) = decayedTableRows(
-        b, loc, kCos, kSin, FusedAttentionOp(info.op).getKPositions(), tables.kLogDecay,
-        xposCenters.k, task.kvLead, kStart, kSize, tail ? tk : 0, c);
+    std::tie(kCosRows, kSinRows) = keyTileDecayedRows(
+        b, loc, kCos, kSin, FusedAttentionOp(info.op).getKPositions(),
+        tables.kLogDecay, xposCenters.k, task.kvLead, kStart, kSize,
+        tail ? tk : 0, c);
   Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
                                kSinRows, c);
   Value vTile = rowsOf(info.v);

@@ -9,9 +9,15 @@
 // positions. No Sq x Sk tensor (96x160) and no rotated copy of Q or K.
 //
 // CPU vector layout: the decay scales the tiles' rows of the per-op cos/sin
-// tables before padding.
+// tables before padding. The key tables carry, once per op, each row's decay
+// relative to the first row of its 64-row key tile; a key tile then takes
+// one [R/2] factor exp((pos_kStart - c_k) logDecay) (16 exps, not 64 x 16).
 // CHECK-LABEL: func.func @xpos_attention
 // CHECK-NOT:     tensor<96x160xf32>
+// CHECK:         linalg.generic
+// CHECK:           %[[T:.*]] = arith.divui %{{.*}}, %c64 : index
+// CHECK:           arith.muli %[[T]], %c64 : index
+// CHECK:           math.exp
 // CHECK:         scf.forall
 // CHECK:           %[[QSTART:.*]] = arith.muli %{{.*}}, %c32 : index
 // CHECK:           %[[FIRST:.*]] = tensor.extract %arg3[%[[QSTART]]] : tensor<96xi32>
@@ -21,8 +27,10 @@
 // CHECK:             arith.subi %{{.*}}, %[[C]] : i64
 // CHECK:             math.exp
 // CHECK:           scf.for
-// CHECK:             linalg.generic
-// CHECK:               arith.subi %{{.*}}, %[[CK]] : i64
+// CHECK:             %[[KFIRST:.*]] = tensor.extract %arg4[%{{.*}}] : tensor<160xi32>
+// CHECK:             linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK:               %[[KF64:.*]] = arith.extsi %[[KFIRST]] : i32 to i64
+// CHECK:               arith.subi %[[KF64]], %[[CK]] : i64
 // CHECK:               math.exp
 // CHECK-NOT:     tensor<96x160xf32>
 //

@@ -24,10 +24,8 @@ Value posenc::buildXPosLogDecayConstant(OpBuilder &b, Location loc,
   return constantTable(b, loc, computeXPosLogDecay(xpos, rotaryDim), c);
 }
 
-std::pair<Value, Value> posenc::applyXPosDecay(OpBuilder &b, Location loc,
-                                               Value cos, Value sin,
-                                               Value position, Value center,
-                                               Value logDecay) {
+Value posenc::buildXPosDecay(OpBuilder &b, Location loc, Value position,
+                            Value center, Value logDecay) {
   Type i64 = b.getI64Type();
   Type offsetType = i64;
   if (auto vt = dyn_cast<VectorType>(position.getType())) {
@@ -39,9 +37,16 @@ std::pair<Value, Value> posenc::applyXPosDecay(OpBuilder &b, Location loc,
                   : arith::ExtSIOp::create(b, loc, offsetType, position);
   // pos - center in i64 (exact), then in the compute type.
   Value offset = arith::SubIOp::create(b, loc, pos, center);
-  Value offsetF = arith::SIToFPOp::create(b, loc, cos.getType(), offset);
-  Value decay = math::ExpOp::create(
-      b, loc, arith::MulFOp::create(b, loc, offsetF, logDecay));
+  Value offsetF = arith::SIToFPOp::create(b, loc, logDecay.getType(), offset);
+  return math::ExpOp::create(b, loc,
+                             arith::MulFOp::create(b, loc, offsetF, logDecay));
+}
+
+std::pair<Value, Value> posenc::applyXPosDecay(OpBuilder &b, Location loc,
+                                               Value cos, Value sin,
+                                               Value position, Value center,
+                                               Value logDecay) {
+  Value decay = buildXPosDecay(b, loc, position, center, logDecay);
   return {arith::MulFOp::create(b, loc, cos, decay),
           arith::MulFOp::create(b, loc, sin, decay)};
 }

@@ -180,6 +180,14 @@ mlir::Value buildXPosLogDecayConstant(mlir::OpBuilder &b, mlir::Location loc,
                                       XPosAttr xpos, int64_t rotaryDim,
                                       mlir::FloatType c);
 
+/// xPos's decay exp((position - center) * logDecay): `position` an iN (or a
+/// vector of iN), `center` an i64, `logDecay` a float (or a vector of them)
+/// whose type the result has. The offset is exact in i64; its conversion and
+/// the exponent are in logDecay's element type.
+mlir::Value buildXPosDecay(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value position, mlir::Value center,
+                           mlir::Value logDecay);
+
 /// `cos` and `sin` (buildRotaryCosSin's) multiplied by xPos's decay
 /// exp((position - center) * logDecay), so that rotating with them applies
 /// the decay after the rotation. `position` is an iN (or a vector of iN),
