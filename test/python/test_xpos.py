@@ -8,8 +8,9 @@ small tiles (many partial tiles, one center per 8 rows) and the scalar tile
 layout of the GPU's FMA kernel -- each against `posenc.reference` (float64,
 written from docs/spec.md).
 
-Tolerances: f32 rope 1e-5 absolute + 1e-5 relative (f32 angles, cos/sin and
-decay exp of values of magnitude <= ~4); f32 attention as
+Tolerances: f32 rope 5e-5 absolute + 1e-5 relative (f32 angles at
+positions <= 108: |d theta| <= 108 * 2^-24 ~ 6e-6 rad, on pairs of magnitude
+up to ~8 after the decay, plus f32 cos/sin and exp); f32 attention as
 test_fused_execution.py (atol 2e-5 + rtol 2e-4: online vs. materialized
 softmax in f32 against float64). f16 / bf16: inputs rounded to the type
 and given to the reference rounded, f32 arithmetic, the rotated Q/K and the
@@ -31,7 +32,7 @@ from posenc_testutil import (CPU_FUSED as FUSED,  # noqa: E402
                              CPU_REFERENCE as REFERENCE, CPU_SCALAR_TILES as SCALAR_TILES,
                              assert_close, from_elem, to_elem)
 
-ROPE_TOLERANCE = {"f32": (1e-5, 1e-5), "f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
+ROPE_TOLERANCE = {"f32": (5e-5, 1e-5), "f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
 TOLERANCE = {"f32": (2e-5, 2e-4), "f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
 
 XPOS = {"scale_base": 128.0, "gamma": 0.4}
