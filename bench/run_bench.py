@@ -114,10 +114,13 @@ func.func @bench(%x: {xt}, %pos: tensor<{s}xi32>, %out: {mt}) {{
         enc = p.get("encoding", "plain")
         causal = " {causal}" if p.get("causal", True) else ""
         body, q, k, extra_args = [], "%q", "%k", ""
-        if enc == "rope":
+        if enc in ("rope", "xpos"):
+            # xpos: the query/key pair of xPos decays (scale_base 512, gamma 0.4).
+            xq, xk = (("", "") if enc == "rope" else
+                      (", xpos = #posenc.xpos<role = query>", ", xpos = #posenc.xpos<role = key>"))
             extra_args = f", %pos: tensor<{s}xi32>"
-            body.append(f"  %qr = posenc.rope %q, %pos layout half {{base = 5.0e+05 : f64}} : {qt}, tensor<{s}xi32>")
-            body.append(f"  %kr = posenc.rope %k, %pos layout half {{base = 5.0e+05 : f64}} : {kt}, tensor<{s}xi32>")
+            body.append(f"  %qr = posenc.rope %q, %pos layout half {{base = 5.0e+05 : f64{xq}}} : {qt}, tensor<{s}xi32>")
+            body.append(f"  %kr = posenc.rope %k, %pos layout half {{base = 5.0e+05 : f64{xk}}} : {kt}, tensor<{s}xi32>")
             q, k = "%qr", "%kr"
         if enc == "shaw":
             kk = p["K"]
@@ -207,9 +210,10 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
             return ref.xl_attention(*a[:6], causal=causal)
         q, k, v = a[:3]
         bias = None
-        if enc == "rope":
-            q = ref.rope(q, a[3], "half", base=500000.0)
-            k = ref.rope(k, a[3], "half", base=500000.0)
+        if enc in ("rope", "xpos"):
+            xq, xk = (None, None) if enc == "rope" else ({"role": "query"}, {"role": "key"})
+            q = ref.rope(q, a[3], "half", base=500000.0, xpos=xq)
+            k = ref.rope(k, a[3], "half", base=500000.0, xpos=xk)
         if enc == "alibi":
             bias = ref.alibi_bias(p["h"], p["s"], p["s"])
         return ref.attention(q, k, v, bias=bias, causal=causal)
@@ -235,7 +239,7 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
         k = rng.standard_normal((1, hkv, s, d), dtype=np.float32)
         v = rng.standard_normal((1, hkv, s, d), dtype=np.float32)
         args = [q, k, v]
-        if enc == "rope":
+        if enc in ("rope", "xpos"):
             args.append(np.arange(s, dtype=np.int32))
         if enc == "xl":
             args.append(rng.standard_normal((h, 2 * s - 1, d), dtype=np.float32))
@@ -349,6 +353,8 @@ def all_cases(quick):
                           s=64, d=32, h=4, encoding="shaw", K=16))
         cases.append(Case("attn-xl-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="xl"))
+        cases.append(Case("attn-xpos-s64", "attention", ["fused", "reference"],
+                          s=64, d=32, h=4, encoding="xpos"))
         cases.append(Case("tosa-llama-s64", "tosa_llama", ["raised", "handwritten", "unraised"],
                           s=64, d=64, h=4, hkv=2))
         return cases + decode_cases(quick)
@@ -375,6 +381,11 @@ def all_cases(quick):
     for d in (64, 128):
         cases.append(Case(f"attn-xl-s2048-d{d}", "attention", ["fused"],
                           s=2048, d=d, h=32, encoding="xl"))
+    # xPos next to plain causal attention at the same sizes (issue 14: within
+    # 10 % of plain).
+    for d in (64, 128):
+        cases.append(Case(f"attn-xpos-s2048-d{d}", "attention", ["fused"],
+                          s=2048, d=d, h=32, encoding="xpos"))
     cases.append(Case("attn-plain-s16384", "attention", ["fused"], s=16384, d=128, h=32))
     cases.append(Case("tosa-llama-s2048", "tosa_llama", ["raised", "handwritten", "unraised"],
                       s=2048, d=128, h=8, hkv=2))

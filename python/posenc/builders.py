@@ -186,8 +186,34 @@ def rope_scaling_attr(scaling):
     return "#posenc.rope_scaling<" + ", ".join(parts) + ">"
 
 
+_XPOS_KEYS = ("role", "scale_base", "gamma", "center")
+
+
+def xpos_attr(xpos, role=None):
+    """The ``#posenc.xpos<...>`` text of an xPos dict in ``posenc.reference``'s
+    form, e.g. ``{"role": "query", "scale_base": 512.0, "gamma": 0.4,
+    "center": 0}`` (keys other than ``role`` optional: the attribute's
+    defaults); ``role`` overrides the dict's. None for ``None``."""
+    if xpos is None:
+        return None
+    if not isinstance(xpos, dict):
+        raise TypeError(f"xpos must be a dict or None, got {type(xpos).__name__}")
+    unknown = sorted(set(xpos) - set(_XPOS_KEYS))
+    if unknown:
+        raise ValueError(f"xpos keys must be among {_XPOS_KEYS}, got {unknown}")
+    role = _check_type(role if role is not None else xpos.get("role"),
+                       ("query", "key"), "xpos role")
+    parts = [f"role = {role}"]
+    for key in ("scale_base", "gamma"):
+        if xpos.get(key) is not None:
+            parts.append(f"{key} = {_float(xpos[key], 'xpos ' + key)}")
+    if xpos.get("center") is not None:
+        parts.append(f"center = {_int(xpos['center'], 'xpos center')}")
+    return "#posenc.xpos<" + ", ".join(parts) + ">"
+
+
 def _rope_op(result, input_, positions, input_type, positions_type, layout, *, base,
-             rotary_dim, scaling, attention_factor, precision):
+             rotary_dim, scaling, attention_factor, precision, xpos=None, xpos_role=None):
     layout = _check_type(layout, ("interleaved", "half"), "layout")
     attrs = []
     if base is not None:
@@ -199,6 +225,9 @@ def _rope_op(result, input_, positions, input_type, positions_type, layout, *, b
         attrs.append(f"scaling = {scaling_text}")
     if attention_factor is not None:
         attrs.append(f"attention_factor = {_float(attention_factor, 'attention_factor')} : f64")
+    xpos_text = xpos_attr(xpos, xpos_role)
+    if xpos_text:
+        attrs.append(f"xpos = {xpos_text}")
     mode = ""
     if precision is not None:
         mode = " precision " + _check_type(precision, ("fast", "exact"), "precision")
@@ -246,14 +275,16 @@ def _bias_sizes(seq, kv_seq, q_type, k_type):
 
 def rope(shape, layout, *, base=10000.0, rotary_dim=None, scaling=None,
          attention_factor=None, precision=None, dtype="f32", pos_dtype="i32",
-         per_batch_positions=False, name="rope"):
+         per_batch_positions=False, xpos=None, name="rope"):
     """``posenc.rope`` on ``x : tensor<shape x dtype>`` (rank >= 2, last dim D
     static, the sequence dim ``shape[-2]`` may be None) with ``positions :
     tensor<S x pos_dtype>``, or with ``per_batch_positions`` (rank >= 3)
     ``tensor<B x S x pos_dtype>``: batch b rotated at its own row (SPEC.md,
     per-batch positions). Arguments ``(x, positions)``; the result has x's
     type. ``scaling`` is a dict as in ``posenc.reference.rope``; ``precision``
-    is None (the op's default, ``fast``), ``"fast"`` or ``"exact"``."""
+    is None (the op's default, ``fast``), ``"fast"`` or ``"exact"``; ``xpos``
+    a dict as in ``posenc.reference.rope`` (with its ``role``) adds the xPos
+    decay."""
     if len(shape) < 2:
         raise ValueError(f"shape must have rank >= 2 (... x S x D), got {tuple(shape)}")
     shape = [_check_size(size, f"shape[{i}]") for i, size in enumerate(shape)]
@@ -263,9 +294,9 @@ def rope(shape, layout, *, base=10000.0, rotary_dim=None, scaling=None,
     pos_type = _tensor(_positions_shape(shape, per_batch_positions), pos_dtype)
     body = _rope_op("%r", "%x", "%positions", x_type, pos_type, layout, base=base,
                     rotary_dim=rotary_dim, scaling=scaling,
-                    attention_factor=attention_factor, precision=precision)
+                    attention_factor=attention_factor, precision=precision, xpos=xpos)
     config = dict(layout=layout, base=base, rotary_dim=rotary_dim, scaling=scaling,
-                  attention_factor=attention_factor)
+                  attention_factor=attention_factor, xpos=xpos)
     return _function(name, [("x", x_type), ("positions", pos_type)], x_type, body, "%r",
                      config)
 
@@ -353,7 +384,7 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
                     kv_seq=SAME_AS_SEQ, rotary_dim=None, precision=None,
                     attention_factor=None, scale=None, pos_dtype="i32",
                     value_dim=None, kv_dtype=None, kv_lengths=False,
-                    per_batch_positions=False, name="llama_attention"):
+                    per_batch_positions=False, xpos=None, name="llama_attention"):
     """A LLaMA-style attention block: RoPE on queries and keys, then
     grouped-query attention (``q_heads`` a multiple of ``kv_heads``) with the
     causal mask::
@@ -376,6 +407,11 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
     ``rotate_half``; ``"interleaved"``: Meta's complex form), ``rotary_dim``,
     ``precision``, ``attention_factor``. Attention: ``causal``, ``scale``
     (default 1/sqrt(head_dim)).
+
+    xPos (Sun et al.): ``xpos`` a dict as in ``posenc.reference.rope`` without
+    ``role`` (``scale_base``, ``gamma``, ``center``; defaults 512, 0.4, 0)
+    decays the query rope with role ``query`` and the key rope with role
+    ``key``, a pair that posenc-fuse-attention folds into fused attention.
 
     Attention over a KV cache (SPEC.md): ``kv_dtype`` stores key/value in
     another element type than the query (e.g. ``"f16"`` under an f32 query;
@@ -415,8 +451,10 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
 
     rope_attrs = dict(base=rope_base, rotary_dim=rotary_dim, scaling=rope_scaling,
                       attention_factor=attention_factor, precision=precision)
-    body = _rope_op("%q_rot", "%query", q_pos, q_type, q_pos_type, layout, **rope_attrs)
-    body += _rope_op("%k_rot", "%key", k_pos, k_type, k_pos_type, layout, **rope_attrs)
+    body = _rope_op("%q_rot", "%query", q_pos, q_type, q_pos_type, layout, **rope_attrs,
+                    xpos=xpos, xpos_role="query")
+    body += _rope_op("%k_rot", "%key", k_pos, k_type, k_pos_type, layout, **rope_attrs,
+                     xpos=xpos, xpos_role="key")
     lengths = ""
     if kv_lengths:
         lengths_type = _tensor([batch], pos_dtype)
@@ -427,7 +465,7 @@ def llama_attention(batch, q_heads, kv_heads, seq, head_dim, rope_base=500000.0,
              f"      : {q_type}, {k_type}, {v_type} -> {out_type}\n")
     config = dict(layout=layout, rope_base=rope_base, rope_scaling=rope_scaling,
                   rotary_dim=rotary_dim, attention_factor=attention_factor,
-                  causal=causal, scale=scale)
+                  causal=causal, scale=scale, xpos=xpos)
     return _function(name, arguments, out_type, body, "%out", config)
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "rope_inv_freq",
     "rope_attention_factor",
     "rope",
+    "xpos_decay",
     "alibi_slopes",
     "alibi_bias",
     "t5_bucket",
@@ -231,8 +232,31 @@ def rope_attention_factor(scaling, attention_factor=None):
     return 1.0
 
 
+def xpos_decay(positions, rotary_dim, xpos):
+    """xPos decay (SPEC.md "xPos"), ``[..., S, R/2]`` for positions ``[..., S]``:
+    zeta_p ** (s * (pos - center) / scale_base) with zeta_p = (2p/R + gamma) /
+    (1 + gamma), s = +1 for role "query", -1 for "key". ``xpos`` is a dict
+    ``{"role", "scale_base" (512), "gamma" (0.4), "center" (0)}``."""
+    role = xpos.get("role")
+    if role not in ("query", "key"):
+        raise ValueError(f"xpos role must be 'query' or 'key', got {role!r}")
+    scale_base = float(xpos.get("scale_base", 512.0))
+    gamma = float(xpos.get("gamma", 0.4))
+    center = float(xpos.get("center", 0))
+    if not (math.isfinite(scale_base) and scale_base > 0):
+        raise ValueError(f"xpos scale_base must be finite and > 0, got {scale_base}")
+    R = int(rotary_dim)
+    p = np.arange(R // 2, dtype=np.float64)
+    zeta = (2.0 * p / R + gamma) / (1.0 + gamma)
+    if not (math.isfinite(gamma) and np.all(zeta > 0)):
+        raise ValueError(f"xpos gamma ({gamma}) must make every zeta_p > 0")
+    sign = 1.0 if role == "query" else -1.0
+    exponent = sign * (_f64(positions) - center) / scale_base
+    return zeta ** exponent[..., None]
+
+
 def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
-         attention_factor=None):
+         attention_factor=None, xpos=None):
     """Rotary position embedding; ``x`` is ``[..., S, D]``, returns the same shape.
 
     Pair p in [0, R/2): interleaved (x[2p], x[2p+1]); half (x[p], x[p+R/2]).
@@ -241,6 +265,8 @@ def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
     ``[B, S]`` when ``x`` is ``[B, ..., S, D]`` (row b for batch b, broadcast
     over the dims between B and S: SPEC.md "per-batch positions"), or any
     shape that broadcasts (numpy rules) to ``x.shape[:-1]``.
+    ``xpos`` (dict, see ``xpos_decay``): after the rotation both elements of
+    pair p are multiplied by the xPos decay of their position.
     """
     _check_layout(layout)
     x = _f64(x)
@@ -271,6 +297,11 @@ def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
     theta = pos[..., None] * inv_freq  # [..., S, R/2]
     c = np.cos(theta) * af
     s = np.sin(theta) * af
+    if xpos is not None:
+        # Both outputs of a pair are linear in (c, s): scaling both scales the pair.
+        decay = xpos_decay(pos, R, xpos)
+        c = c * decay
+        s = s * decay
     out = x.copy()
     h = R // 2
     if layout == "interleaved":

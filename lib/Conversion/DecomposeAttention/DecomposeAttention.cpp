@@ -168,7 +168,8 @@ struct DecomposeOptions {
 /// The decode schedule of `info`, or none (prefill): vector layout, no
 /// explicit query tile, no Shaw, T5 or Transformer-XL terms (T5's tile row
 /// and XL's biases and band assume the rows of one head, and XL's band the
-/// prefill's query tile), Sq static and at most
+/// prefill's query tile), no xPos (its centers are per query tile of one
+/// head), Sq static and at most
 /// kMaxDecodeRows or dynamic (then padded to kMaxDecodeRows and selected at
 /// run time). The query heads that share a K/V head are packed when Hq and
 /// Hkv are static, as many as fit kMaxDecodeTileRows rows.
@@ -176,7 +177,7 @@ static std::optional<AttentionSchedule>
 chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
   FusedAttentionOp op = info.op;
   if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue ||
-      op.getT5Table() || info.xlRel)
+      op.getT5Table() || info.xlRel || (info.qRope && info.qRope.getXpos()))
     return std::nullopt;
   auto qType = cast<RankedTensorType>(info.q.getType());
   int64_t sq = qType.getDimSize(info.n);
@@ -228,6 +229,14 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       tables.kInvFreq = buildRotaryInvFreqConstant(
           rewriter, loc, info.kRope,
           rotaryAngleType(ctx, info.kRope.getPrecision()));
+    if (info.qRope && info.qRope.getXpos()) {
+      tables.qLogDecay = buildXPosLogDecayConstant(
+          rewriter, loc, info.qRope.getXpos(), info.qRope.getRotaryDim(),
+          info.c);
+      tables.kLogDecay = buildXPosLogDecayConstant(
+          rewriter, loc, info.kRope.getXpos(), info.kRope.getRotaryDim(),
+          info.c);
+    }
 
     RankedTensorType resultType = op.getResult().getType();
     SmallVector<OpFoldResult> resultSizes =
@@ -241,6 +250,10 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
 
     if (schedule.vectorLayout) {
       buildVectorRotaryTables(rewriter, loc, info, tables);
+      if (tables.kLogDecay)
+        std::tie(tables.kCos, tables.kSin) = decayKeyTablesPerTile(
+            rewriter, loc, tables.kCos, tables.kSin, op.getKPositions(),
+            tables.kLogDecay, schedule.keyTile, info.c);
       if (info.relKey)
         tables.relKeyPadded =
             prepareShawRelKey(rewriter, loc, info, info.relKey, info.maxDist);

@@ -78,8 +78,10 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
   FusedAttentionOp op = info.op;
   FloatType c = info.c;
   Value qStart = task.qStart, qSize = task.qSize, tk = task.keyTileSize;
+  XPosTileCenters xpos = xposTileCenters(b, loc, info, task.lead, qStart);
   Value qTile = loadTile(b, loc, info.q, task.lead, qStart, qSize, info.qRope,
-                         op.getQPositions(), tables.qInvFreq, c);
+                         op.getQPositions(), tables.qInvFreq, c,
+                         tables.qLogDecay, xpos.q);
 
   // Shaw's key term: qr = Q~ rel_key^T [qSize x 2K+1] per query tile.
   Value qr;
@@ -118,7 +120,8 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
             b, loc, tk, arith::SubIOp::create(b, loc, kEnd, kStart));
         Value kTile =
             loadTile(b, loc, info.k, task.kvLead, kStart, kSize, info.kRope,
-                     op.getKPositions(), tables.kInvFreq, c);
+                     op.getKPositions(), tables.kInvFreq, c, tables.kLogDecay,
+                     xpos.k);
         Value vTile =
             extractRowTile(b, loc, info.v, task.kvLead, kStart, kSize);
 

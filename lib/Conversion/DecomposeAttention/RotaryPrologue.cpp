@@ -5,7 +5,8 @@
 // would (result rounded to the element type as posenc.rope stores it). The
 // generic layout computes the angles per element; the CPU vector layout
 // reads them from position-only cos/sin tables built once per op, in the
-// slice form for `half` (no partner gather).
+// slice form for `half` (no partner gather). xPos scales cos and sin by
+// its decay, re-centered per query tile (xposTileCenters).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace posenc;
@@ -96,7 +98,9 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
 static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                                RotaryAttr rope, Value posTile, Value invFreq,
                                FloatType c, Value cosTile = Value(),
-                               Value sinTile = Value()) {
+                               Value sinTile = Value(),
+                               Value logDecay = Value(),
+                               Value xposCenter = Value()) {
   auto tileType = cast<RankedTensorType>(tile.getType());
   Type elemType = tileType.getElementType();
   MLIRContext *ctx = b.getContext();
@@ -146,6 +150,10 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
           std::tie(cs, sn) = buildRotaryCosSin(b, loc, args[1], inv, angleType,
                                                c, attentionFactor);
+          if (logDecay)
+            std::tie(cs, sn) = applyXPosDecay(
+                b, loc, cs, sn, args[1], xposCenter,
+                tensor::ExtractOp::create(b, loc, logDecay, idx.pair));
         }
         Value rotated = buildRotatedElement(b, loc, x, y, cs, sn, isFirst);
         // posenc.rope stores its result in the element type.
@@ -155,29 +163,114 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
       });
 }
 
+/// The positions [start, start+size) of a tile at `lead`: of [S]
+/// positions, or per batch [B, S] the row of this tile's batch.
+static Value extractPositionTile(OpBuilder &b, Location loc, Value positions,
+                                 ArrayRef<Value> lead, Value start,
+                                 Value size) {
+  auto posType = cast<RankedTensorType>(positions.getType());
+  SmallVector<OpFoldResult> offsets, sizes;
+  for (Value l : tableLead(positions, 1, lead)) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  offsets.push_back(start);
+  // A constant size gives a static slice (staticSize below).
+  sizes.push_back(getAsOpFoldResult(size));
+  SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, loc,
+      RankedTensorType::get({staticSize(size)}, posType.getElementType()),
+      positions, offsets, sizes, strides);
+}
+
 Value posenc::decompose::loadTile(OpBuilder &b, Location loc, Value source,
                                   ArrayRef<Value> lead, Value start, Value size,
                                   RotaryAttr rope, Value positions,
-                                  Value invFreq, FloatType c) {
+                                  Value invFreq, FloatType c, Value logDecay,
+                                  Value xposCenter) {
   Value tile = extractRowTile(b, loc, source, lead, start, size);
   Value posTile;
-  if (rope) {
-    // [S] positions, or per batch [B, S]: the row of this tile's batch.
-    auto posType = cast<RankedTensorType>(positions.getType());
-    SmallVector<OpFoldResult> offsets, sizes;
-    for (Value l : tableLead(positions, 1, lead)) {
-      offsets.push_back(l);
-      sizes.push_back(b.getIndexAttr(1));
-    }
-    offsets.push_back(start);
-    sizes.push_back(size);
-    SmallVector<OpFoldResult> strides(offsets.size(), b.getIndexAttr(1));
-    posTile = tensor::ExtractSliceOp::create(
-        b, loc,
-        RankedTensorType::get({staticSize(size)}, posType.getElementType()),
-        positions, offsets, sizes, strides);
+  if (rope)
+    posTile = extractPositionTile(b, loc, positions, lead, start, size);
+  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c, Value(),
+                           Value(), logDecay, xposCenter);
+}
+
+XPosTileCenters posenc::decompose::xposTileCenters(OpBuilder &b, Location loc,
+                                                   const AttentionInfo &info,
+                                                   ArrayRef<Value> lead,
+                                                   Value qStart) {
+  if (!info.qRope || !info.qRope.getXpos())
+    return {};
+  // The verifier guarantees a pair: k_rope carries xPos too.
+  FusedAttentionOp op = info.op;
+  Value positions = op.getQPositions();
+  SmallVector<Value> at = tableLead(positions, 1, lead);
+  at.push_back(qStart);
+  Value first = tensor::ExtractOp::create(b, loc, positions, at);
+  if (!first.getType().isInteger(64))
+    first = arith::ExtSIOp::create(b, loc, b.getI64Type(), first);
+  int64_t shift =
+      info.kRope.getXpos().getCenter() - info.qRope.getXpos().getCenter();
+  Value k = arith::AddIOp::create(
+      b, loc, first,
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(shift)));
+  return {first, k};
+}
+
+/// Rows [start, start+size) of the [S x R/2] (per batch [B x S x R/2])
+/// cos/sin tables at `lead`, each element times the decay `decayOf` builds
+/// from the elements of `extra` (read through `extraMaps`), zero-padded to
+/// `padTo` rows (0: not padded) after the scaling, so padded rows stay zero.
+static std::pair<Value, Value>
+scaleTableRows(OpBuilder &b, Location loc, Value cosT, Value sinT,
+               ArrayRef<Value> lead, Value start, Value size, ValueRange extra,
+               ArrayRef<AffineMap> extraMaps, int64_t padTo, FloatType c,
+               function_ref<Value(OpBuilder &, Location, ValueRange)> decayOf) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<Value> at = tableLead(cosT, 2, lead);
+  Value cosRows = extractRowTile(b, loc, cosT, at, start, size);
+  Value sinRows = extractRowTile(b, loc, sinT, at, start, size);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<Value> inputs = {cosRows, sinRows};
+  llvm::append_range(inputs, extra);
+  SmallVector<AffineMap> maps = {id, id};
+  llvm::append_range(maps, extraMaps);
+  maps.append({id, id});
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cosRows);
+  auto scaled = linalg::GenericOp::create(
+      b, loc, TypeRange{cosRows.getType(), sinRows.getType()}, inputs,
+      ValueRange{tensor::EmptyOp::create(b, loc, sizes, c),
+                 tensor::EmptyOp::create(b, loc, sizes, c)},
+      maps, iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value decay = decayOf(b, loc, a.slice(2, extra.size()));
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::MulFOp::create(b, loc, a[0], decay),
+                       arith::MulFOp::create(b, loc, a[1], decay)});
+      });
+  markVectorTile(scaled.getResult(0), {1, 0});
+  Value cosOut = scaled.getResult(0), sinOut = scaled.getResult(1);
+  if (padTo > 0) {
+    cosOut = padRows(b, loc, cosOut, padTo);
+    sinOut = padRows(b, loc, sinOut, padTo);
   }
-  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+  return {cosOut, sinOut};
+}
+
+std::pair<Value, Value> posenc::decompose::decayedTableRows(
+    OpBuilder &b, Location loc, Value cosT, Value sinT, Value positions,
+    Value logDecay, Value center, ArrayRef<Value> lead, Value start,
+    Value size, int64_t padTo, FloatType c) {
+  MLIRContext *ctx = b.getContext();
+  Value posTile = extractPositionTile(b, loc, positions, lead, start, size);
+  return scaleTableRows(
+      b, loc, cosT, sinT, lead, start, size, ValueRange{posTile, logDecay},
+      {mapOf(ctx, 2, {0}), mapOf(ctx, 2, {1})}, padTo, c,
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        return buildXPosDecay(b, loc, a[0], center, a[1]);
+      });
 }
 
 std::pair<Value, Value>
@@ -201,4 +294,61 @@ Value posenc::decompose::vectorPrologue(OpBuilder &b, Location loc, Value tile,
                                    cosTile, sinTile);
   markVectorTile(result, {1, 0});
   return result;
+}
+
+std::pair<Value, Value> posenc::decompose::decayKeyTablesPerTile(
+    OpBuilder &b, Location loc, Value cosT, Value sinT, Value positions,
+    Value logDecay, int64_t keyTile, FloatType c) {
+  MLIRContext *ctx = b.getContext();
+  auto tableType = cast<RankedTensorType>(cosT.getType());
+  int64_t rank = tableType.getRank();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cosT);
+  auto scaled = linalg::GenericOp::create(
+      b, loc, TypeRange{tableType, tableType}, ValueRange{cosT, sinT, logDecay},
+      ValueRange{tensor::EmptyOp::create(b, loc, sizes, c),
+                 tensor::EmptyOp::create(b, loc, sizes, c)},
+      ArrayRef<AffineMap>{id, id, mapOf(ctx, rank, {rank - 1}), id, id},
+      iterators(rank), [&](OpBuilder &b, Location loc, ValueRange a) {
+        // Positions [S] or per batch [B, S]: the row's and its tile's first.
+        SmallVector<Value> at;
+        for (int64_t d = 0; d + 1 < rank; ++d)
+          at.push_back(linalg::IndexOp::create(b, loc, d));
+        Value pos = tensor::ExtractOp::create(b, loc, positions, at);
+        Value row = at.back();
+        Value tk = indexConst(b, loc, keyTile);
+        at.back() = arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, row, tk), tk);
+        Value first = tensor::ExtractOp::create(b, loc, positions, at);
+        if (!first.getType().isInteger(64))
+          first = arith::ExtSIOp::create(b, loc, b.getI64Type(), first);
+        auto [cs, sn] = applyXPosDecay(b, loc, a[0], a[1], pos, first, a[2]);
+        linalg::YieldOp::create(b, loc, ValueRange{cs, sn});
+      });
+  SmallVector<int64_t> tiles(rank, 1);
+  tiles.back() = 0;
+  markVectorTile(scaled.getResult(0), tiles);
+  return {scaled.getResult(0), scaled.getResult(1)};
+}
+
+std::pair<Value, Value> posenc::decompose::keyTileDecayedRows(
+    OpBuilder &b, Location loc, Value cosT, Value sinT, Value positions,
+    Value logDecay, Value center, ArrayRef<Value> lead, Value start,
+    Value size, int64_t padTo, FloatType c) {
+  MLIRContext *ctx = b.getContext();
+  // The tile's factor exp((pos_start - center) logDecay), R/2 exps.
+  SmallVector<Value> posAt = tableLead(positions, 1, lead);
+  posAt.push_back(start);
+  Value first = tensor::ExtractOp::create(b, loc, positions, posAt);
+  int64_t half = cast<RankedTensorType>(logDecay.getType()).getDimSize(0);
+  AffineMap id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
+  Value factor = buildGeneric(
+      b, loc, logDecay, tensor::EmptyOp::create(b, loc, {half}, c),
+      {id1, id1}, iterators(1), [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, buildXPosDecay(b, loc, first, center, a[0]));
+      });
+  markVectorTile(factor, {0});
+  return scaleTableRows(b, loc, cosT, sinT, lead, start, size,
+                        ValueRange{factor}, {mapOf(ctx, 2, {1})}, padTo, c,
+                        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
 }

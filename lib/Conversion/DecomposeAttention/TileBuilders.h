@@ -223,10 +223,41 @@ mlir::Value normalizeOutput(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Loads a [size x D] tile of Q or K at rows [start, start+size) and applies
 /// the prologue of the generic layout (RoPE angles computed per element).
+/// With xPos, `logDecay` (buildXPosLogDecayConstant) and the tile's
+/// `xposCenter` (XPosTileCenters) scale cos and sin by the decay.
 mlir::Value loadTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
                      llvm::ArrayRef<mlir::Value> lead, mlir::Value start,
                      mlir::Value size, RotaryAttr rope, mlir::Value positions,
-                     mlir::Value invFreq, mlir::FloatType c);
+                     mlir::Value invFreq, mlir::FloatType c,
+                     mlir::Value logDecay = mlir::Value(),
+                     mlir::Value xposCenter = mlir::Value());
+
+/// The centers a query tile's xPos prologues decay around (the re-centering
+/// of posenc.fused_attention): `q` = the position c of the tile's first
+/// query row (at `qStart`, batch lead[0] for per-batch positions), `k` =
+/// c - center_q + center_k, both i64; null without xPos. The score of (i, j)
+/// then decays by zeta_p^((pos_i - pos_j + center_k - center_q)/scale_base)
+/// as with the standalone ropes, but each factor stays near 1 whatever the
+/// absolute positions.
+struct XPosTileCenters {
+  mlir::Value q, k;
+};
+XPosTileCenters xposTileCenters(mlir::OpBuilder &b, mlir::Location loc,
+                                const AttentionInfo &info,
+                                llvm::ArrayRef<mlir::Value> lead,
+                                mlir::Value qStart);
+
+/// The vector layout's cos/sin rows of a tile with xPos: rows [start,
+/// start+size) of the [S x R/2] (per batch [B x S x R/2]) tables `cosT` and
+/// `sinT` at `lead`, scaled by the decay around `center` of the rows'
+/// `positions` (before padding, so that padded rows stay zero), zero-padded
+/// to `padTo` rows (0: not padded).
+std::pair<mlir::Value, mlir::Value>
+decayedTableRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
+                 mlir::Value sinT, mlir::Value positions, mlir::Value logDecay,
+                 mlir::Value center, llvm::ArrayRef<mlir::Value> lead,
+                 mlir::Value start, mlir::Value size, int64_t padTo,
+                 mlir::FloatType c);
 
 /// buildRotaryTables with the tables' generic marked for vectorization.
 std::pair<mlir::Value, mlir::Value>
@@ -243,6 +274,27 @@ mlir::Value vectorPrologue(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value tile, RotaryAttr rope,
                            mlir::Value cosTile, mlir::Value sinTile,
                            mlir::FloatType c);
+
+/// The vector layout's key cos/sin tables with xPos, built once per op: row
+/// j scaled by the decay relative to the first row of its key tile (tiles of
+/// `keyTile` rows from 0), exp((pos_j - pos_{j - j mod keyTile}) logDecay),
+/// which depends on positions only; a key tile then needs one [R/2] factor
+/// (keyTileDecayedRows) instead of an exp per element.
+std::pair<mlir::Value, mlir::Value>
+decayKeyTablesPerTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
+                      mlir::Value sinT, mlir::Value positions,
+                      mlir::Value logDecay, int64_t keyTile, mlir::FloatType c);
+
+/// Rows [start, start+size) of decayKeyTablesPerTile's tables (`start` the
+/// first row of a key tile) at `lead`, times the tile's factor
+/// exp((pos_start - center) logDecay), zero-padded to `padTo` rows (0: not
+/// padded): the decay around `center` of every row.
+std::pair<mlir::Value, mlir::Value>
+keyTileDecayedRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
+                   mlir::Value sinT, mlir::Value positions,
+                   mlir::Value logDecay, mlir::Value center,
+                   llvm::ArrayRef<mlir::Value> lead, mlir::Value start,
+                   mlir::Value size, int64_t padTo, mlir::FloatType c);
 
 //===----------------------------------------------------------------------===//
 // Shaw's key term (ShawTerms.cpp)
@@ -300,6 +352,9 @@ struct AttentionTables {
   mlir::Value qInvFreq, kInvFreq;
   /// RoPE cos/sin tables [S x R/2] (vector layout).
   mlir::Value qCos, qSin, kCos, kSin;
+  /// xPos's per-pair log decay [R/2] of q_rope and k_rope
+  /// (buildXPosLogDecayConstant), null without xPos.
+  mlir::Value qLogDecay, kLogDecay;
   /// Shaw's rel_key in the compute type, rows zero-padded to a multiple of
   /// 8 (vector layout); null without the key term.
   mlir::Value relKeyPadded;

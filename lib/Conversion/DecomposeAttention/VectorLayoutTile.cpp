@@ -82,8 +82,19 @@ void VectorTileBuilder::buildQueryTranspose() {
   auto tableRows = [&](Value table) {
     return table ? qRows(table, tableLead(table, 2, task.lead)) : Value();
   };
+  Value qCosRows, qSinRows;
+  if (tables.qLogDecay) {
+    // xPos (never the decode schedule): decay around the tile's first row.
+    xposCenters = xposTileCenters(b, loc, info, task.lead, qStart);
+    std::tie(qCosRows, qSinRows) = decayedTableRows(
+        b, loc, qCos, qSin, FusedAttentionOp(info.op).getQPositions(), tables.qLogDecay,
+        xposCenters.q, task.lead, qStart, qSize, tq, c);
+  } else {
+    qCosRows = tableRows(qCos);
+    qSinRows = tableRows(qSin);
+  }
   Value qTile = vectorPrologue(b, loc, qRows(info.q, task.lead), info.qRope,
-                               tableRows(qCos), tableRows(qSin), c);
+                               qCosRows, qSinRows, c);
   qT = buildGeneric(
       b, loc, qTile,
       tensor::EmptyOp::create(
@@ -180,9 +191,15 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   auto rowsOf = [&](Value source) {
     return keyRows(source, kStart, kSize, tail);
   };
-  Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope,
-                               kCos ? rowsOf(kCos) : Value(),
-                               kSin ? rowsOf(kSin) : Value(), c);
+  Value kCosRows = kCos ? rowsOf(kCos) : Value();
+  Value kSinRows = kSin ? rowsOf(kSin) : Value();
+  if (tables.kLogDecay)
+    std::tie(kCosRows, kSinRows) = keyTileDecayedRows(
+        b, loc, kCos, kSin, FusedAttentionOp(info.op).getKPositions(),
+        tables.kLogDecay, xposCenters.k, task.kvLead, kStart, kSize,
+        tail ? tk : 0, c);
+  Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
+                               kSinRows, c);
   Value vTile = rowsOf(info.v);
 
   Value s;

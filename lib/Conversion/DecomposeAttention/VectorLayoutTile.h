@@ -157,6 +157,8 @@ private:
   /// (buildXlBand) and its padded row count; null / 0 without the term.
   mlir::Value xlQueryT, xlBand;
   int64_t xlBandRows = 0;
+  /// xPos: the query tile's centers (xposTileCenters), null without xPos.
+  XPosTileCenters xposCenters;
   int64_t qrRows = 0;
   /// The task's keys [kBegin, kEnd); the full key tiles end at fullEnd.
   mlir::Value kBegin, kEnd, fullEnd;

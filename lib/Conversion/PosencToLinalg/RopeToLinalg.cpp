@@ -142,6 +142,15 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
                                 input);
     Value invFreq =
         buildRopeInvFreqTable(rewriter, loc, op, positions, angleType);
+    // xPos: the decay scales cos and sin (XPosDecay.cpp).
+    XPosAttr xpos = op.getXposAttr();
+    Value logDecay, center;
+    if (xpos) {
+      logDecay = buildXPosLogDecayConstant(rewriter, loc, xpos, rotaryDim,
+                                           computeType);
+      center = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getI64IntegerAttr(xpos.getCenter()));
+    }
 
     MLIRContext *ctx = rewriter.getContext();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
@@ -169,6 +178,10 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
           auto [c, s] = buildRotaryCosSin(b, loc, args[1], inv, angleType,
                                           computeType, attentionFactor);
+          if (xpos)
+            std::tie(c, s) = applyXPosDecay(
+                b, loc, c, s, args[1], center,
+                tensor::ExtractOp::create(b, loc, logDecay, idx.pair));
           Value rotated = buildRotatedElement(b, loc, x, y, c, s, idx.isFirst);
           Value out = castFloat(b, loc, rotated, elemType);
           out = arith::SelectOp::create(b, loc, idx.inRotary, out, args[0]);

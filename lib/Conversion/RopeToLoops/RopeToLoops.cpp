@@ -14,6 +14,7 @@
 //       interleaved: x = x[..., :R], y = x with lanes swapped pairwise
 //                    x cos + y sin', sin' = -sin on even lanes (table)
 //       x[..., R:] copied
+//     (xPos: the table rows carry the decay, XPosDecay.cpp)
 //
 // The rotation is posenc.rope's, built by BuilderUtils.h's helpers
 // (applyHalfRotaryToRow; buildInterleavedRotaryLanes, whose tables carry the
@@ -121,6 +122,8 @@ private:
   double attentionFactor;
 
   Value invFreq;
+  /// xPos: the per-pair log decay [R/2] and the center (i64), or null.
+  Value xposLogDecay, xposCenter;
   SmallVector<OpFoldResult> sizes;
   Value zero, one;
   /// The block: its first row, its number of rows, its cos/sin tables.
@@ -198,6 +201,10 @@ std::pair<Value, Value> StandaloneRopeBuilder::buildTables(int64_t rows) {
         auto [c, sn] = buildRotaryCosSin(b, loc, posVec, inv, angleType,
                                          computeType, attentionFactor,
                                          /*reduceAngleInF64=*/true);
+        if (xposLogDecay)
+          std::tie(c, sn) = applyXPosDecay(
+              b, loc, c, sn, posVec, xposCenter,
+              readVector(b, loc, xposLogDecay, {zero}, half));
         if (interleaved)
           std::tie(c, sn) = buildInterleavedRotaryLanes(b, loc, c, sn);
         Value cosT = writeVector(b, loc, c, iter[0], {r, zero});
@@ -292,6 +299,12 @@ Value StandaloneRopeBuilder::buildLoops(OpBuilder &b, Location loc,
 Value StandaloneRopeBuilder::build() {
   checkPositionsLength();
   invFreq = buildRopeInvFreqTable(b, loc, op, positions, angleType);
+  if (XPosAttr xpos = op.getXposAttr()) {
+    xposLogDecay =
+        buildXPosLogDecayConstant(b, loc, xpos, rotaryDim, computeType);
+    xposCenter = arith::ConstantOp::create(
+        b, loc, b.getI64IntegerAttr(xpos.getCenter()));
+  }
   int64_t rows = rowsPerBlock();
 
   sizes = tensor::getMixedSizes(b, loc, input);

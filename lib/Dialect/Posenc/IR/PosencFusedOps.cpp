@@ -161,6 +161,38 @@ static LogicalResult verifyRotary(Operation *op, StringRef which,
   return success();
 }
 
+std::string posenc::describeXPosPairMismatch(RotaryAttr qRope,
+                                             RotaryAttr kRope) {
+  XPosAttr qx = qRope ? qRope.getXpos() : XPosAttr();
+  XPosAttr kx = kRope ? kRope.getXpos() : XPosAttr();
+  if (!qx && !kx)
+    return "";
+  if (!qx || !kx)
+    return "xpos needs both 'q_rope' and 'k_rope' to carry it (the scores "
+           "must depend only on position differences), got it on " +
+           std::string(qx ? "'q_rope'" : "'k_rope'") + " only";
+  if (qx.getRole() != XPosRole::query || kx.getRole() != XPosRole::key)
+    return "xpos roles must be query on 'q_rope' and key on 'k_rope', got " +
+           stringifyXPosRole(qx.getRole()).str() + " and " +
+           stringifyXPosRole(kx.getRole()).str();
+  if (!qx.isPartnerOf(kx))
+    return "xpos scale_base and gamma must be equal on 'q_rope' and "
+           "'k_rope', got (" +
+           detail::formatNumber(qx.getScaleBaseValue()) + ", " +
+           detail::formatNumber(qx.getGammaValue()) + ") and (" +
+           detail::formatNumber(kx.getScaleBaseValue()) + ", " +
+           detail::formatNumber(kx.getGammaValue()) + ")";
+  if (qRope.getLayout() != kRope.getLayout() ||
+      qRope.getRotaryDim() != kRope.getRotaryDim())
+    return "xpos needs the same layout and rotary_dim on 'q_rope' and "
+           "'k_rope' (the decay of pair p must meet pair p), got " +
+           stringifyLayout(qRope.getLayout()).str() + "/" +
+           std::to_string(qRope.getRotaryDim()) + " and " +
+           stringifyLayout(kRope.getLayout()).str() + "/" +
+           std::to_string(kRope.getRotaryDim());
+  return "";
+}
+
 /// Verifies Shaw's table operand `name` (may be null): a
 /// tensor<(2K+1) x `width`> (`dimName` in the message) with a static odd
 /// dim 0, of the element type of 'query'.
@@ -256,6 +288,10 @@ LogicalResult FusedAttentionOp::verify() {
   if (failed(verifyRotary(*this, "q", getQRopeAttr(), getQPositions(), qt)) ||
       failed(verifyRotary(*this, "k", getKRopeAttr(), getKPositions(), kt)))
     return failure();
+  std::string xposMismatch =
+      describeXPosPairMismatch(getQRopeAttr(), getKRopeAttr());
+  if (!xposMismatch.empty())
+    return emitOpError(xposMismatch);
   if (failed(verifyShawTable(*this, "rel_value", "Dv", getRelValue(),
                              vt.getShape().back(), qt.getElementType())) ||
       failed(verifyShawTable(*this, "rel_key", "D", getRelKey(),

@@ -59,7 +59,8 @@ static std::optional<FoldableRope> matchFoldableRope(Value v) {
     attentionFactor = FloatAttr::get(Float64Type::get(ctx), *f);
   auto attr = RotaryAttr::get(ctx, rope.getLayout(), rope.getBaseAttr(),
                               rope.getRotaryDimOrDefault(), scaling,
-                              attentionFactor, rope.getPrecision());
+                              attentionFactor, rope.getPrecision(),
+                              rope.getXposAttr());
   return FoldableRope{attr, rope.getInput(), rope.getPositions(), rope};
 }
 
@@ -157,6 +158,16 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
     Location loc = op.getLoc();
     std::optional<FoldableRope> qRope = matchFoldableRope(op.getQuery());
     std::optional<FoldableRope> kRope = matchFoldableRope(op.getKey());
+    // xPos folds only as a query/key pair (re-centered per tile); any other
+    // xPos rope stays a standalone op.
+    if (!describeXPosPairMismatch(qRope ? qRope->attr : RotaryAttr(),
+                                  kRope ? kRope->attr : RotaryAttr())
+             .empty()) {
+      if (qRope && qRope->attr.getXpos())
+        qRope.reset();
+      if (kRope && kRope->attr.getXpos())
+        kRope.reset();
+    }
     Value q = qRope ? qRope->input : op.getQuery();
     Value k = kRope ? kRope->input : op.getKey();
     Value v = op.getValue();

@@ -309,7 +309,7 @@ LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
       LayoutAttr::get(ctx, layout),
       rewriter.getF64FloatAttr(m.frequencies.base), IntegerAttr(),
       m.frequencies.scaling, attentionFactorAttr(rewriter, m),
-      AnglePrecisionAttr::get(ctx, AnglePrecision::fast));
+      AnglePrecisionAttr::get(ctx, AnglePrecision::fast), XPosAttr());
   if (emitRemark)
     rope->emitRemark("raised to posenc.rope (")
         << stringifyLayout(layout) << " layout)";

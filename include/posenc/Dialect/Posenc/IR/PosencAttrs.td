@@ -53,6 +53,15 @@ def Posenc_RopeScalingKind : I32EnumAttr<"RopeScalingKind",
   let genSpecializedAttr = 0;
 }
 
+def Posenc_XPosRole : I32EnumAttr<"XPosRole",
+    "which side of attention an xPos rotation is applied to", [
+      I32EnumAttrCase<"query", 0>,
+      I32EnumAttrCase<"key", 1>
+    ]> {
+  let cppNamespace = "::posenc";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // #posenc.rope_scaling
 //===----------------------------------------------------------------------===//
@@ -124,6 +133,78 @@ def Posenc_RopeScalingAttr : Posenc_Attr<"RopeScaling", "rope_scaling"> {
     /// Whether the inverse frequencies depend on the run-time sequence length
     /// L = max(positions) + 1 (dynamic NTK, LongRoPE).
     bool dependsOnSequenceLength() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// #posenc.xpos
+//===----------------------------------------------------------------------===//
+
+/// An f64 parameter written as a plain float literal (`512.0`), with a
+/// default.
+class Posenc_F64Parameter<string default, string desc>
+    : APFloatParameter<desc> {
+  let parser = "::posenc::parseF64Parameter($_parser)";
+  let printer = "::posenc::printF64Parameter($_printer, $_self)";
+  let defaultValue = "::llvm::APFloat(" # default # ")";
+}
+
+def Posenc_XPosAttr : Posenc_Attr<"XPos", "xpos"> {
+  let summary = "xPos: RoPE with exponential decay (Sun et al., A "
+                "Length-Extrapolatable Transformer)";
+  let description = [{
+    Semantics: `docs/spec.md`, section "xPos".
+
+    The `xpos` attribute of `posenc.rope` (and of `#posenc.rotary` inside
+    `posenc.fused_attention`). After the rotation, both elements of pair `p`
+    (`p` in `[0, R/2)`, `R` = rotary_dim, in the rope's layout) are
+    multiplied by
+
+        zeta_p ^ (s * (pos - center) / scale_base),
+        zeta_p = (2p/R + gamma) / (1 + gamma),
+
+    with `s = +1` for `role = query` and `s = -1` for `role = key`. Dims
+    `>= R` pass through untouched. The decay multiplies the attention factor
+    and applies after any frequency `scaling`; the exponent is computed in
+    the op's compute type (f32; f64 for f64 inputs).
+
+    | parameter | default | constraint |
+    |-----------|---------|------------|
+    | `role` | required | `query` or `key` |
+    | `scale_base` | 512.0 | finite, > 0 |
+    | `gamma` | 0.4 | finite, > 0 or < -1 (so every `zeta_p` > 0) |
+    | `center` | 0 | any i64 |
+
+    A query rotated with role `query` and a key rotated with role `key`
+    (same `scale_base` and `gamma`) give scores scaled per pair by
+    `zeta_p^((pos_i - center_q - pos_j + center_k) / scale_base)`: the
+    original xPos. Far from `center` the standalone factors overflow or
+    underflow f32 (e.g. positions near 2^24 with center 0);
+    `posenc-fuse-attention` folds such a pair into `posenc.fused_attention`,
+    which re-centers per query tile so that only position differences
+    enter the exponent.
+
+    ```mlir
+    #posenc.xpos<role = query>
+    #posenc.xpos<role = key, scale_base = 1024.0, gamma = 0.5, center = 4096>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<Posenc_XPosRole>:$role,
+    Posenc_F64Parameter<"512.0", "scale_base">:$scale_base,
+    Posenc_F64Parameter<"0.4", "gamma">:$gamma,
+    DefaultValuedParameter<"int64_t", "0">:$center
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Whether `other` is the partner of this attribute in a query/key
+    /// pair: opposite roles, same scale_base and gamma (centers may differ).
+    bool isPartnerOf(XPosAttr other) const;
+    double getScaleBaseValue() const {
+      return getScaleBase().convertToDouble();
+    }
+    double getGammaValue() const { return getGamma().convertToDouble(); }
   }];
 }
 

@@ -26,7 +26,9 @@ def Posenc_RotaryAttr : Posenc_Attr<"Rotary", "rotary"> {
     Everything `posenc.rope` needs besides its input and positions, so that
     `posenc.fused_attention` can rotate Q and K tiles as they are loaded.
     The math is that of `posenc.rope` (see there); `rotary_dim` is explicit
-    (the rope's `rotary_dim` or D).
+    (the rope's `rotary_dim` or D); `xpos` is the rope's xPos decay, if any
+    (q_rope and k_rope then carry a query/key pair, see
+    `posenc.fused_attention`).
 
     ```mlir
     #posenc.rotary<layout = half, base = 5.000000e+05 : f64, rotary_dim = 64,
@@ -39,7 +41,8 @@ def Posenc_RotaryAttr : Posenc_Attr<"Rotary", "rotary"> {
     "int64_t":$rotary_dim,
     OptionalParameter<"::posenc::RopeScalingAttr">:$scaling,
     OptionalParameter<"::mlir::FloatAttr">:$attention_factor,
-    EnumParameter<Posenc_AnglePrecision>:$precision
+    EnumParameter<Posenc_AnglePrecision>:$precision,
+    OptionalParameter<"::posenc::XPosAttr">:$xpos
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
@@ -87,7 +90,15 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     1. Prologue: with `q_rope` (a `#posenc.rotary`) and `q_positions
        : tensor<Sq x iN>`, `q~ = rope(query, q_positions)` exactly as
        `posenc.rope` computes it (likewise `k~` with `k_rope`/`k_positions`);
-       otherwise `q~ = query`, `k~ = key`.
+       otherwise `q~ = query`, `k~ = key`. With xPos (`xpos` on both
+       prologues, a query/key pair: roles query and key, equal
+       `scale_base`, `gamma`, `layout` and `rotary_dim`), `q~_i . k~_j`
+       is that of the two standalone ropes, but the lowering evaluates it
+       re-centered per query tile (exact up to rounding): pair `p` of the
+       tile's queries decays by `zeta_p^((pos_i - c)/scale_base)` and of its
+       keys by `zeta_p^(-(pos_j - c - center_k + center_q)/scale_base)`,
+       `c` = the position of the tile's first query row, so positions up to
+       2^24 neither overflow nor underflow in f32.
     2. `s[L, i, j] = scale * (q~_i . k~_j + q~_i . rel_key[r(i, j)])`
        (`scale` defaults to `1/sqrt(D)`), where the `rel_key` term (Shaw et
        al., `tensor<(2K+1) x D>`) is present only when the operand is, and

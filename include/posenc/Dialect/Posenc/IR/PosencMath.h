@@ -22,6 +22,13 @@ llvm::SmallVector<double> computeRopeInvFreq(double base, int64_t rotaryDim,
                                              RopeScalingAttr scaling,
                                              int64_t seqLen = 0);
 
+/// xPos's per-pair log decay s * ln(zeta_p) / scale_base, p in
+/// [0, rotaryDim/2), zeta_p = (2p/R + gamma)/(1 + gamma), s = +1 for the
+/// query role and -1 for the key role (see #posenc.xpos), in float64: pair p
+/// of a row at `pos` decays by exp((pos - center) * logDecay[p]).
+llvm::SmallVector<double> computeXPosLogDecay(XPosAttr xpos,
+                                              int64_t rotaryDim);
+
 /// ALiBi slopes of all `numHeads` heads of a model (see posenc.alibi_bias).
 llvm::SmallVector<double> computeAlibiSlopes(int64_t numHeads, double maxBias);
 

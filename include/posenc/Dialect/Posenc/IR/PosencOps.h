@@ -66,6 +66,15 @@ mlir::LogicalResult verifyDefaultScale(mlir::Operation *op,
                                        std::optional<llvm::APFloat> scale,
                                        mlir::RankedTensorType queryType);
 
+/// Why the prologues `qRope` and `kRope` (either may be null) of a
+/// posenc.fused_attention cannot carry their xPos decay, or "" when they
+/// can: neither has one, or they form a query/key pair (q_rope's role
+/// query, k_rope's role key, same scale_base and gamma, same layout and
+/// rotary_dim), so that the scores depend only on position differences and
+/// the lowering may re-center per tile. posenc-fuse-attention folds no
+/// other combination.
+std::string describeXPosPairMismatch(RotaryAttr qRope, RotaryAttr kRope);
+
 } // namespace posenc
 
 #endif // POSENC_DIALECT_POSENC_IR_POSENCOPS_H

@@ -83,6 +83,14 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
     `layout` is required: the two layouts are both in wide use and a default
     would silently pick the wrong one for half of all checkpoints.
 
+    `xpos` (optional `#posenc.xpos`, see there): xPos decay. After the
+    rotation both elements of pair `p` are multiplied by
+    `zeta_p^(s * (pos - center) / scale_base)`, `zeta_p = (2p/R + gamma) /
+    (1 + gamma)`, `s = +1` for role `query`, `-1` for role `key`; dims `>= R`
+    pass through. It composes with every layout, `rotary_dim`, per-batch
+    positions, `scaling`, `attention_factor` and `precision` (the decay
+    multiplies the scaled cos and sin; its exponent is in the compute type).
+
     `precision` (default **`fast`**): `fast` computes `theta` as
     `f32(pos) * f32(inv_freq)` with f32 cos/sin, bit-compatible in spirit with
     PyTorch/HF (absolute error ~2e-3 at position 131072 with base 500000);
@@ -97,6 +105,9 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
         {rotary_dim = 32 : i64} : tensor<4x?x64xf32>, tensor<?xi64>
     %kn = posenc.rope %knew, %bpos layout half
         : tensor<2x8x1x128xf32>, tensor<2x1xi32>
+    %qx = posenc.rope %q, %pos layout half
+        {xpos = #posenc.xpos<role = query, scale_base = 1.024000e+03>}
+        : tensor<1x8x?x64xf32>, tensor<?xi32>
     ```
   }];
   let arguments = (ins
@@ -108,7 +119,8 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
     OptionalAttr<Posenc_RopeScalingAttr>:$scaling,
     OptionalAttr<F64Attr>:$attention_factor,
     DefaultValuedAttr<Posenc_AnglePrecisionAttr,
-                      "::posenc::AnglePrecision::fast">:$precision
+                      "::posenc::AnglePrecision::fast">:$precision,
+    OptionalAttr<Posenc_XPosAttr>:$xpos
   );
   let results = (outs Posenc_FloatTensor:$result);
   let assemblyFormat = [{

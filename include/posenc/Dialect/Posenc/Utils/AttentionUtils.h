@@ -170,6 +170,35 @@ buildRotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
 // Run-time shape checks
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// xPos decay (XPosDecay.cpp)
+//===----------------------------------------------------------------------===//
+
+/// xPos's per-pair log decay (computeXPosLogDecay) as a constant
+/// tensor<R/2 x c>.
+mlir::Value buildXPosLogDecayConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                      XPosAttr xpos, int64_t rotaryDim,
+                                      mlir::FloatType c);
+
+/// xPos's decay exp((position - center) * logDecay): `position` an iN (or a
+/// vector of iN), `center` an i64, `logDecay` a float (or a vector of them)
+/// whose type the result has. The offset is exact in i64; its conversion and
+/// the exponent are in logDecay's element type.
+mlir::Value buildXPosDecay(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value position, mlir::Value center,
+                           mlir::Value logDecay);
+
+/// `cos` and `sin` (buildRotaryCosSin's) multiplied by xPos's decay
+/// exp((position - center) * logDecay), so that rotating with them applies
+/// the decay after the rotation. `position` is an iN (or a vector of iN),
+/// `center` an i64, `logDecay` of cos's type (an element of
+/// buildXPosLogDecayConstant, or a vector of them). The offset is exact in
+/// i64; its conversion and the exponent are in cos's element type.
+std::pair<mlir::Value, mlir::Value>
+applyXPosDecay(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cos,
+               mlir::Value sin, mlir::Value position, mlir::Value center,
+               mlir::Value logDecay);
+
 /// Run-time checks (cf.assert, messages prefixed by `opName`) of the q/k/v
 /// dims that a verifier could only check as compatible: every lead dim
 /// except `groupedDim` (GQA heads, where k/v's is checked against each
