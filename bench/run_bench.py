@@ -143,6 +143,13 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
   return
 }}"""
         bias = ""
+        if enc == "t5":
+            # A decoder's T5 bias (causal buckets, 32 buckets, max_distance
+            # 128), fused into the attention as a score term.
+            tt, bt = ttype([32, h]), ttype([h, s, s])
+            extra_args = f", %table: {tt}"
+            body.append(f"  %b = posenc.t5_bias %table : {tt} -> {bt}")
+            bias = f" bias(%b : {bt})"
         if enc == "alibi":
             bt = ttype([h, s, s])
             body.append(f"  %b = posenc.alibi_bias : {bt}")
@@ -216,6 +223,8 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
             k = ref.rope(k, a[3], "half", base=500000.0, xpos=xk)
         if enc == "alibi":
             bias = ref.alibi_bias(p["h"], p["s"], p["s"])
+        if enc == "t5":
+            bias = ref.t5_bias(a[3], p["s"], p["s"])
         return ref.attention(q, k, v, bias=bias, causal=causal)
 
     def inputs(self, rng):
@@ -241,6 +250,8 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
         args = [q, k, v]
         if enc in ("rope", "xpos"):
             args.append(np.arange(s, dtype=np.int32))
+        if enc == "t5":
+            args.append(rng.standard_normal((32, h), dtype=np.float32))
         if enc == "xl":
             args.append(rng.standard_normal((h, 2 * s - 1, d), dtype=np.float32))
             args += [0.5 * rng.standard_normal((h, d), dtype=np.float32) for _ in range(2)]
@@ -353,6 +364,8 @@ def all_cases(quick):
                           s=64, d=32, h=4, encoding="shaw", K=16))
         cases.append(Case("attn-xl-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="xl"))
+        cases.append(Case("attn-t5-s64", "attention", ["fused", "reference"],
+                          s=64, d=32, h=4, encoding="t5"))
         cases.append(Case("attn-xpos-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="xpos"))
         cases.append(Case("tosa-llama-s64", "tosa_llama", ["raised", "handwritten", "unraised"],
@@ -381,8 +394,11 @@ def all_cases(quick):
     for d in (64, 128):
         cases.append(Case(f"attn-xl-s2048-d{d}", "attention", ["fused"],
                           s=2048, d=d, h=32, encoding="xl"))
-    # xPos next to plain causal attention at the same sizes (issue 14: within
-    # 10 % of plain).
+    # xPos and T5 next to plain causal attention at the same sizes (issue 14:
+    # within 10 % of plain).
+    for d in (64, 128):
+        cases.append(Case(f"attn-t5-s2048-d{d}", "attention", ["fused"],
+                          s=2048, d=d, h=32, encoding="t5"))
     for d in (64, 128):
         cases.append(Case(f"attn-xpos-s2048-d{d}", "attention", ["fused"],
                           s=2048, d=d, h=32, encoding="xpos"))
