@@ -11,6 +11,7 @@
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Conversion/TargetVectorWidth.h"
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
+#include "posenc/Pipelines/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
@@ -66,6 +67,8 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   }
   addPosencTensorLoweringPasses(pm, /*fuseIntoAttentionTiles=*/true);
   addPosencBufferizationPasses(pm, /*eliminateEmptyTensors=*/true);
+  // Tile copies as vector loops, not the runtime's per-element memrefCopy.
+  pm.addNestedPass<func::FuncOp>(createPosencVectorizeCopiesPass());
 
   // scf.forall (the fused path's (lead dims, query tile) loops) ->
   // scf.parallel -> omp.parallel + omp.wsloop: the OpenMP runtime (libomp,

@@ -56,6 +56,10 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/decompose-aggregates.mlir \
 // RUN:   --pass-pipeline="builtin.module(func.func(posenc-decompose-aggregates))" | FileCheck %S/../Pipelines/decompose-aggregates.mlir
 //
+// Strided tile copies as vector row loops (test/Pipelines' own input).
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/vectorize-copies.mlir \
+// RUN:   --split-input-file --pass-pipeline="builtin.module(func.func(posenc-vectorize-copies))" | FileCheck %S/../Pipelines/vectorize-copies.mlir
+//
 // Front-end input: TOSA imported, then attention raised to posenc.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/Inputs/tosa-attention.mlir \
 // RUN:   --pass-pipeline="builtin.module(posenc-import-tosa, posenc-raise)" | FileCheck %S/Inputs/tosa-attention.mlir --check-prefix=RAISE
