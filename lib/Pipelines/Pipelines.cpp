@@ -39,16 +39,20 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.vectorLayout = true;
     decomposeOptions.splitKTasks = options.attentionSplitKTasks;
     decomposeOptions.splitKMaxKeys = options.attentionSplitKMaxKeys;
+    // The target's vector width: the decode tiles' layout and the register
+    // tiles below are chosen for it.
+    int64_t vectorBits =
+        options.vectorBits > 0
+            ? int64_t(options.vectorBits)
+            : getVectorBitsForFeatures(getHostCPUFeatures() + "," +
+                                       options.targetFeatures.getValue());
+    decomposeOptions.vectorBits = vectorBits;
     pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
     // Register tiles and vectors for the tile ops, before the elementwise
     // fusion below could merge a prologue into a contraction; sized for the
     // target's vector registers.
     PosencVectorizeAttentionTilesPassOptions tileOptions;
-    tileOptions.vectorBits =
-        options.vectorBits > 0
-            ? int64_t(options.vectorBits)
-            : getVectorBitsForFeatures(getHostCPUFeatures() + "," +
-                                       options.targetFeatures.getValue());
+    tileOptions.vectorBits = vectorBits;
     pm.addNestedPass<func::FuncOp>(
         createPosencVectorizeAttentionTilesPass(tileOptions));
     pm.addPass(createCanonicalizerPass());

@@ -18,6 +18,7 @@
 // features are recorded on the module for the JIT.
 // AVX2: posenc-vectorize-attention-tiles{vector-bits=256}
 // AVX2: posenc-target-features{features=-avx512f}
+// BITS: posenc-decompose-attention{{.*}} vector-bits=256
 // BITS: posenc-vectorize-attention-tiles{vector-bits=256}
 // BITS-NOT: posenc-target-features
 // ATTR: module attributes {{{.*}}posenc.target_features = "-avx512f"
@@ -25,15 +26,15 @@
 // SIGN: error: posenc-target-features: feature 'avx2' must start with '+' or '-'
 
 // FUSED: posenc-fuse-attention
-// FUSED: posenc-decompose-attention{key-tile=64 query-tile=0 split-k-max-keys=8192 split-k-tasks=0 vector-layout=true}
+// FUSED: posenc-decompose-attention{key-tile=64 query-tile=0 split-k-max-keys=8192 split-k-tasks=0 vector-bits={{[0-9]+}} vector-layout=true}
 // FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
 // FUSED: convert-scf-to-openmp
 // FUSED: posenc-lower-attention-vectors
 // FUSED: convert-openmp-to-llvm
 
-// TILES: posenc-decompose-attention{key-tile=16 query-tile=8 split-k-max-keys=8192 split-k-tasks=0 vector-layout=true}
-// SPLITK: posenc-decompose-attention{key-tile=64 query-tile=0 split-k-max-keys=100 split-k-tasks=3 vector-layout=true}
+// TILES: posenc-decompose-attention{key-tile=16 query-tile=8 split-k-max-keys=8192 split-k-tasks=0 vector-bits={{[0-9]+}} vector-layout=true}
+// SPLITK: posenc-decompose-attention{key-tile=64 query-tile=0 split-k-max-keys=100 split-k-tasks=3 vector-bits={{[0-9]+}} vector-layout=true}
 
 // Standalone RoPE: --posenc-lower-rope runs before the reference lowering
 // unless fast-rope=false; rope-block-rows reaches it.

@@ -96,7 +96,11 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     Option<"splitKMaxKeys", "split-k-max-keys", "int64_t",
            /*default=*/"8192",
            "Decode schedule: split the keys so that no task reads more "
-           "than this many (0: no limit)">
+           "than this many (0: no limit)">,
+    Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
+           "Decode schedule: the target's vector width in bits (0: the "
+           "host's); a tile whose rows fit one vector of f32 puts the keys "
+           "on the vector lanes, a taller one the rows">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

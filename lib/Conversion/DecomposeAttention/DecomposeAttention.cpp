@@ -32,6 +32,7 @@
 #include "TileBuilders.h"
 
 #include "posenc/Conversion/Passes.h"
+#include "posenc/Conversion/TargetVectorWidth.h"
 #include "posenc/Dialect/Posenc/IR/PosencOps.h"
 #include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
@@ -163,7 +164,20 @@ struct DecomposeOptions {
   int64_t queryTile, keyTile;
   bool vectorLayout;
   int64_t splitKTasks, splitKMaxKeys;
+  /// The target's vector width in bits (0: the host's).
+  int64_t vectorBits;
 };
+
+/// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
+/// when its rows fit one vector of f32. Measured (docs/bench-cpu.md,
+/// Sk = 16384, GQA 32/8): with 512-bit vectors, 16 rows ran about 1.5x
+/// faster with the keys on the lanes and 32 rows slower; with 256-bit
+/// vectors 4 rows faster, 8 and 12 about even, 16 rows slower (the
+/// [rows x 16 keys] accumulators outgrow the 16 registers).
+static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
+  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
+  return rows * 32 <= bits;
+}
 
 /// The decode schedule of `info`, or none (prefill): vector layout, no
 /// explicit query tile, no Shaw, T5 or Transformer-XL terms (T5's tile row
@@ -196,6 +210,7 @@ chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
   schedule.rowsPerHead = rows;
   schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
+  schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
   return schedule;
 }
 
@@ -326,7 +341,8 @@ struct PosencDecomposeAttentionPass
     }
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, queryTile, keyTile,
-                                       vectorLayout, splitKTasks, splitKMaxKeys);
+                                       vectorLayout, splitKTasks, splitKMaxKeys,
+                                       vectorBits);
     // Only the fused ops are rewritten; nothing else is folded on the way.
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
@@ -346,9 +362,10 @@ struct PosencDecomposeAttentionPass
 
 void posenc::populateDecomposeAttentionPatterns(
     RewritePatternSet &patterns, int64_t queryTile, int64_t keyTile,
-    bool vectorLayout, int64_t splitKTasks, int64_t splitKMaxKeys) {
+    bool vectorLayout, int64_t splitKTasks, int64_t splitKMaxKeys,
+    int64_t vectorBits) {
   patterns.add<DecomposeFusedAttention>(
       patterns.getContext(),
       DecomposeOptions{queryTile, keyTile, vectorLayout, splitKTasks,
-                       splitKMaxKeys});
+                       splitKMaxKeys, vectorBits});
 }

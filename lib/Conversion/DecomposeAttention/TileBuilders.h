@@ -73,6 +73,9 @@ struct AttentionSchedule {
   /// OpenMP runtime's thread count at run time), and give no task more
   /// than `splitMaxKeys` keys (0: no limit).
   int64_t splitTasks = 0, splitMaxKeys = 0;
+  /// Decode: the score tile is S [rows x keys] with the keys on the vector
+  /// lanes (else S^T, the rows on the lanes; always so in prefill).
+  bool keysOnLanes = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

@@ -35,7 +35,7 @@ public:
         ctx(b.getContext()), c(info.c), tq(schedule.queryTile),
         tk(schedule.keyTile), heads(schedule.packedHeads),
         rowsPerHead(schedule.rowsPerHead),
-        keysOnLanes(schedule.isDecode() && tq < kKeyLanes) {}
+        keysOnLanes(schedule.keysOnLanes) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -139,8 +139,8 @@ private:
   /// The decode schedule's packed heads and rows per head (0: prefill).
   int64_t heads, rowsPerHead;
   /// The score tile is S [rows x keys] with the keys on the vector lanes
-  /// (decode tiles of fewer than kKeyLanes rows, which would fill only part
-  /// of a vector), else S^T [keys x rows] with the rows on the lanes.
+  /// (AttentionSchedule::keysOnLanes), register-tiled kKeyLanes keys at a
+  /// time, else S^T [keys x rows] with the rows on the lanes.
   static constexpr int64_t kKeyLanes = 16;
   bool keysOnLanes;
   /// The dim of the score tile's index that is the query row.

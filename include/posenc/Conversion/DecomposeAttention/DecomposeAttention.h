@@ -17,13 +17,15 @@ namespace posenc {
 /// the default layout is the one the GPU mapping consumes. `queryTile` 0
 /// chooses the schedule by shape (the pass's description):
 /// with the vector layout, the decode schedule (GQA packing, split-K with
-/// `splitKTasks` / `splitKMaxKeys`) for Sq <= 16.
+/// `splitKTasks` / `splitKMaxKeys`, the score layout by `vectorBits`, 0:
+/// the host's vector width) for Sq <= 16.
 void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
                                         int64_t queryTile = 0,
                                         int64_t keyTile = 64,
                                         bool vectorLayout = false,
                                         int64_t splitKTasks = 0,
-                                        int64_t splitKMaxKeys = 8192);
+                                        int64_t splitKMaxKeys = 8192,
+                                        int64_t vectorBits = 0);
 
 } // namespace posenc
 
