@@ -86,7 +86,23 @@ class Case:
             n = int(np.prod(p["shape"]))
             return 2 * 4 * n
         s, d, h, hkv = p["s"], p["d"], p["h"], p.get("hkv", p["h"])
-        return 4 * (h * s * d + 2 * hkv * s * d + h * s * d)
+        return 4 * (h * s * d + 2 * hkv * s * d + h * s * d + self.encoding_elems())
+
+    def encoding_elems(self):
+        """The 4-byte elements of the encoding's own inputs (Transformer-XL's
+        [H, 2S - 1, D] rel table and its two [H, D] biases; positions; the
+        T5 table), counted in the inputs the peak memory is compared with."""
+        p = self.p
+        s, d, h, enc = p["s"], p["d"], p["h"], p.get("encoding", "plain")
+        if enc == "xl":
+            return h * (2 * s - 1) * d + 2 * h * d
+        if enc in ("rope", "xpos"):
+            return s
+        if enc == "t5":
+            return 32 * h
+        if enc == "shaw":
+            return 2 * (2 * p["K"] + 1) * d
+        return 0
 
     # Program ----------------------------------------------------------------
     def program(self, impl=None):
@@ -403,6 +419,10 @@ def all_cases(quick):
         cases.append(Case(f"attn-xpos-s2048-d{d}", "attention", ["fused"],
                           s=2048, d=d, h=32, encoding="xpos"))
     cases.append(Case("attn-plain-s16384", "attention", ["fused"], s=16384, d=128, h=32))
+    # Transformer-XL's peak memory at S = 16384 (issue 14: within 1.2x of
+    # inputs + output; its inputs include the [H, 2S - 1, D] rel table).
+    cases.append(Case("attn-xl-s16384", "attention", ["fused"], s=16384, d=128, h=32,
+                      encoding="xl"))
     cases.append(Case("tosa-llama-s2048", "tosa_llama", ["raised", "handwritten", "unraised"],
                       s=2048, d=128, h=8, hkv=2))
     return cases + decode_cases(quick)
