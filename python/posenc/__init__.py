@@ -18,6 +18,7 @@ from .function import CompiledFunction
 from .memref import from_bf16_bits, to_bf16_bits
 from . import builders
 from .builders import (Program, alibi_bias, bloom_alibi_attention, llama_attention,
-                       rope, shaw_attention, sinusoidal, xpos_attr)
+                       llama_attention_tables, rope, rope_table, shaw_attention,
+                       sinusoidal, xpos_attr)
 from . import relative_builders
 from .relative_builders import deberta_attention, t5_attention, t5_bias, xl_attention

@@ -301,6 +301,79 @@ def rope(shape, layout, *, base=10000.0, rotary_dim=None, scaling=None,
                      config)
 
 
+def _rope_table_op(result, input_, cos, sin, input_type, table_type, layout):
+    layout = _check_type(layout, ("interleaved", "half"), "layout")
+    return (f"  {result} = posenc.rope {input_} tables({cos}, {sin} : {table_type}, "
+            f"{table_type}) layout {layout} : {input_type}\n")
+
+
+def _table_shape(shape, table_shape, rotary_dim):
+    """The cos/sin shape: ``table_shape`` (leading dims) + [S, R]."""
+    table_shape = [_check_size(size, "table_shape[{}]".format(i))
+                   for i, size in enumerate(table_shape)]
+    if len(table_shape) > len(shape) - 2:
+        raise ValueError(f"table_shape {tuple(table_shape)} has more leading dims than "
+                         f"the input {tuple(shape)}")
+    r = shape[-1] if rotary_dim is None else _check_size(rotary_dim, "rotary_dim", False)
+    return table_shape + [shape[-2], r]
+
+
+def rope_table(shape, layout, *, table_shape=(), rotary_dim=None, dtype="f32",
+               table_dtype=None, name="rope_table"):
+    """The table form of ``posenc.rope`` (SPEC.md, "posenc.rope — table form")
+    on ``x : tensor<shape x dtype>`` with ``cos``/``sin : tensor<table_shape x
+    S x R x table_dtype>`` (default ``dtype``; R = ``rotary_dim``, default D),
+    broadcast against x right-aligned (e.g. ``table_shape=(B, 1)`` for x
+    ``[B, H, S, D]``, as HuggingFace passes them). Arguments ``(x, cos,
+    sin)``; the result has x's type. Compare with
+    ``posenc.reference.rope_table``."""
+    if len(shape) < 2:
+        raise ValueError(f"shape must have rank >= 2 (... x S x D), got {tuple(shape)}")
+    shape = [_check_size(size, f"shape[{i}]") for i, size in enumerate(shape)]
+    dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
+    table_dtype = dtype if table_dtype is None else _check_type(
+        table_dtype, _FLOAT_TYPES, "table_dtype")
+    x_type = _tensor(shape, dtype)
+    t_type = _tensor(_table_shape(shape, table_shape, rotary_dim), table_dtype)
+    body = _rope_table_op("%r", "%x", "%cos", "%sin", x_type, t_type, layout)
+    config = dict(layout=layout, rotary_dim=rotary_dim, table_shape=tuple(table_shape))
+    return _function(name, [("x", x_type), ("cos", t_type), ("sin", t_type)], x_type,
+                     body, "%r", config)
+
+
+def llama_attention_tables(batch, q_heads, kv_heads, seq, head_dim, *, layout="half",
+                           causal=True, dtype="f32", table_shape=(1,), rotary_dim=None,
+                           scale=None, name="llama_attention_tables"):
+    """``llama_attention`` with the table form of RoPE: cos/sin arrive as
+    arguments (HuggingFace computes them once per forward and passes them to
+    every layer), ``tensor<table_shape x seq x R x dtype>`` broadcast over
+    the heads (default ``table_shape=(1,)``; ``(batch, 1)`` per batch)::
+
+        out = attention(rope(q, cos, sin), rope(k, cos, sin), v, causal)
+
+    Arguments ``(query, key, value, cos, sin)``."""
+    batch = _check_size(batch, "batch")
+    q_heads = _check_size(q_heads, "q_heads", dynamic_ok=False)
+    kv_heads = _check_size(kv_heads, "kv_heads", dynamic_ok=False)
+    seq = _check_size(seq, "seq")
+    head_dim = _check_size(head_dim, "head_dim", dynamic_ok=False)
+    dtype = _check_type(dtype, _FLOAT_TYPES, "dtype")
+    q_type = _tensor([batch, q_heads, seq, head_dim], dtype)
+    k_type = _tensor([batch, kv_heads, seq, head_dim], dtype)
+    t_type = _tensor(_table_shape([batch, q_heads, seq, head_dim], table_shape,
+                                  rotary_dim), dtype)
+    arguments = [("query", q_type), ("key", k_type), ("value", k_type),
+                 ("cos", t_type), ("sin", t_type)]
+    body = _rope_table_op("%q_rot", "%query", "%cos", "%sin", q_type, t_type, layout)
+    body += _rope_table_op("%k_rot", "%key", "%cos", "%sin", k_type, t_type, layout)
+    body += (f"  %out = posenc.attention %q_rot, %k_rot, %value"
+             f"{_attention_attrs(causal, scale)}\n"
+             f"      : {q_type}, {k_type}, {k_type} -> {q_type}\n")
+    config = dict(layout=layout, causal=causal, scale=scale, rotary_dim=rotary_dim,
+                  table_shape=tuple(table_shape))
+    return _function(name, arguments, q_type, body, "%out", config)
+
+
 def sinusoidal(seq, dim, *, base=10000.0, layout="interleaved", dtype="f32",
                pos_dtype="i32", add_to_input=False, name="sinusoidal"):
     """``posenc.sinusoidal``: the ``seq x dim`` table for ``positions :

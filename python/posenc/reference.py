@@ -315,6 +315,45 @@ def rope(x, positions, layout, base=10000.0, rotary_dim=None, scaling=None,
     return out
 
 
+def rope_table(x, cos, sin, layout):
+    """The table form of RoPE (SPEC.md, "posenc.rope — table form"): ``x`` is
+    ``[..., S, D]``; ``cos`` and ``sin`` are ``[..., S, R]`` and broadcast
+    against ``x`` (numpy rules on the leading dims); R is their last dim.
+    Every element of the rotated part reads its own column of the tables
+    (no assumption that their halves are equal):
+
+    - half: out[p] = x[p] cos[p] - x[p+R/2] sin[p],
+      out[p+R/2] = x[p+R/2] cos[p+R/2] + x[p] sin[p+R/2]  (p < R/2);
+    - interleaved: out[2p] = x[2p] cos[2p] - x[2p+1] sin[2p],
+      out[2p+1] = x[2p+1] cos[2p+1] + x[2p] sin[2p+1];
+    - dims >= R pass through.
+
+    In float64; returns an array of x's shape.
+    """
+    _check_layout(layout)
+    x, c, s = _f64(x), _f64(cos), _f64(sin)
+    if x.ndim < 2 or c.ndim < 2 or c.shape != s.shape:
+        raise ValueError(f"x {x.shape}, cos {c.shape}, sin {s.shape}: need rank >= 2 "
+                         f"and cos, sin of one shape")
+    D, R = x.shape[-1], c.shape[-1]
+    if R % 2 or R > D or c.shape[-2] != x.shape[-2]:
+        raise ValueError(f"tables [..., {c.shape[-2]}, {R}] do not fit x [..., "
+                         f"{x.shape[-2]}, {D}] (R even, <= D; same S)")
+    xr = x[..., :R]
+    if layout == "half":
+        h = R // 2
+        # rotate_half: (-x2, x1)
+        rotated = np.concatenate([-xr[..., h:], xr[..., :h]], axis=-1)
+    else:
+        # pairs (x[2p], x[2p+1]) -> (-x[2p+1], x[2p])
+        rotated = np.empty_like(xr)
+        rotated[..., 0::2] = -xr[..., 1::2]
+        rotated[..., 1::2] = xr[..., 0::2]
+    out = np.array(np.broadcast_to(x, np.broadcast_shapes(x.shape, c.shape[:-1] + (D,))))
+    out[..., :R] = xr * c + rotated * s
+    return out
+
+
 # ---------------------------------------------------------------------------
 # posenc.alibi_bias
 # ---------------------------------------------------------------------------

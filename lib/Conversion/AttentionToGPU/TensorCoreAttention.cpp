@@ -89,6 +89,9 @@ std::string posenc::whyNotTensorCores(FusedAttentionOp op,
     return "the xl term is not computed on tensor cores";
   if (RotaryAttr q = op.getQRopeAttr(); q && q.getXpos())
     return "the xPos decay is not applied on tensor cores";
+  if (op.getQCos() || op.getKCos())
+    return "RoPE cos/sin tables (the table form of posenc.rope) are not read "
+           "on tensor cores";
   if (o.warps < 1 || o.warps > 32 || o.keyTile < 16 || o.keyTile % 16 != 0)
     return "warps must be in [1, 32] and key-tile a positive multiple of 16";
   if (o.warpgroupMma && (o.warps != 4 || o.keyTile > 256))

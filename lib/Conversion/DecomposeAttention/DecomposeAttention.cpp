@@ -102,16 +102,48 @@ static void buildVectorRotaryTables(OpBuilder &b, Location loc,
                                     AttentionTables &t) {
   FusedAttentionOp op = info.op;
   RotaryAttr qRope = info.qRope, kRope = info.kRope;
-  if (kRope)
+  if (kRope && !kRope.isTableForm())
     std::tie(t.kCos, t.kSin) =
         rotaryTables(b, loc, kRope, op.getKPositions(), t.kInvFreq, info.c);
-  if (qRope) {
+  if (qRope && !qRope.isTableForm()) {
     if (qRope == kRope && op.getQPositions() == op.getKPositions())
       std::tie(t.qCos, t.qSin) = std::make_pair(t.kCos, t.kSin);
     else
       std::tie(t.qCos, t.qSin) =
           rotaryTables(b, loc, qRope, op.getQPositions(), t.qInvFreq, info.c);
   }
+}
+
+/// The cos/sin operands of a table-form prologue (null otherwise), for the
+/// vector layout converted once to the compute type `c`.
+static std::pair<Value, Value> tableFormTables(OpBuilder &b, Location loc,
+                                               RotaryAttr rope, Value cos,
+                                               Value sin, FloatType c,
+                                               bool vectorLayout) {
+  if (!rope || !rope.isTableForm())
+    return {};
+  if (!vectorLayout)
+    return {cos, sin};
+  auto convert = [&](Value table) {
+    auto type = cast<RankedTensorType>(table.getType());
+    if (type.getElementType() == c)
+      return table;
+    int64_t rank = type.getRank();
+    AffineMap id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+    Value converted = buildGeneric(
+        b, loc, table,
+        tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, table),
+                                c),
+        {id, id}, iterators(rank),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          yieldValue(b, loc, castFloat(b, loc, a[0], c));
+        });
+    SmallVector<int64_t> tiles(rank, 1);
+    tiles.back() = 0;
+    markVectorTile(converted, tiles);
+    return converted;
+  };
+  return {convert(cos), convert(sin)};
 }
 
 /// The forall over (lead dims, query tiles) with the shared output `init`;
@@ -236,11 +268,22 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     GridSizes grid = buildGridSizes(rewriter, loc, info, schedule);
 
     AttentionTables tables;
-    if (info.qRope)
+    // Table-form prologues read their tables (in the compute type for the
+    // vector layout, whose tile generics take them as they are).
+    std::tie(tables.qCos, tables.qSin) = tableFormTables(
+        rewriter, loc, info.qRope, op.getQCos(), op.getQSin(), info.c,
+        schedule.vectorLayout);
+    if (op.getKCos() == op.getQCos() && op.getKSin() == op.getQSin())
+      std::tie(tables.kCos, tables.kSin) = std::pair(tables.qCos, tables.qSin);
+    else
+      std::tie(tables.kCos, tables.kSin) = tableFormTables(
+          rewriter, loc, info.kRope, op.getKCos(), op.getKSin(), info.c,
+          schedule.vectorLayout);
+    if (info.qRope && !info.qRope.isTableForm())
       tables.qInvFreq = buildRotaryInvFreqConstant(
           rewriter, loc, info.qRope,
           rotaryAngleType(ctx, info.qRope.getPrecision()));
-    if (info.kRope)
+    if (info.kRope && !info.kRope.isTableForm())
       tables.kInvFreq = buildRotaryInvFreqConstant(
           rewriter, loc, info.kRope,
           rotaryAngleType(ctx, info.kRope.getPrecision()));

@@ -81,7 +81,7 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
   XPosTileCenters xpos = xposTileCenters(b, loc, info, task.lead, qStart);
   Value qTile = loadTile(b, loc, info.q, task.lead, qStart, qSize, info.qRope,
                          op.getQPositions(), tables.qInvFreq, c,
-                         tables.qLogDecay, xpos.q);
+                         tables.qLogDecay, xpos.q, tables.qCos, tables.qSin);
 
   // Shaw's key term: qr = Q~ rel_key^T [qSize x 2K+1] per query tile.
   Value qr;
@@ -121,7 +121,7 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
         Value kTile =
             loadTile(b, loc, info.k, task.kvLead, kStart, kSize, info.kRope,
                      op.getKPositions(), tables.kInvFreq, c, tables.kLogDecay,
-                     xpos.k);
+                     xpos.k, tables.kCos, tables.kSin);
         Value vTile =
             extractRowTile(b, loc, info.v, task.kvLead, kStart, kSize);
 

@@ -24,6 +24,14 @@ using namespace mlir;
 using namespace posenc;
 using namespace posenc::decompose;
 
+/// Whether the cos/sin tile `table` holds one entry per rotated column
+/// ([rows x R], the table form of posenc.rope) rather than one per pair
+/// ([rows x R/2], buildRotaryTables).
+static bool isFullWidthTable(Value table, RotaryAttr rope) {
+  return cast<RankedTensorType>(table.getType()).getDimSize(1) ==
+         rope.getRotaryDim();
+}
+
 /// RoPE in `half` layout on a [rows x D] tile from [rows x R/2] slices of
 /// buildRotaryTables: one generic per half (x_p, x_{p+R/2} are contiguous
 /// slices, no partner gather), each writing its own slice of the result so
@@ -55,10 +63,16 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
   OpFoldResult h = b.getIndexAttr(half);
   AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
   Value x1 = slice(tile, 0, h), x2 = slice(tile, half, h);
+  // Full-width tables (the table form, [rows x R]): each half reads its own
+  // half of the tables; position tables [rows x R/2] serve both.
+  bool fullWidth = isFullWidthTable(cosTile, rope);
   // first: x1 cos - x2 sin, second: x2 cos + x1 sin.
   for (bool first : {true, false}) {
+    int64_t col = fullWidth && !first ? half : 0;
+    Value cosHalf = fullWidth ? slice(cosTile, col, h) : cosTile;
+    Value sinHalf = fullWidth ? slice(sinTile, col, h) : sinTile;
     Value rotated = buildGeneric(
-        b, loc, ValueRange{x1, x2, cosTile, sinTile},
+        b, loc, ValueRange{x1, x2, cosHalf, sinHalf},
         slice(out, first ? 0 : half, h), {id, id, id, id, id}, iterators(2),
         [&](OpBuilder &b, Location loc, ValueRange a) {
           Value x = castFloat(b, loc, a[first ? 0 : 1], c);
@@ -142,10 +156,21 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                             c);
         Value cs, sn;
         if (fromTables) {
-          cs = tensor::ExtractOp::create(b, loc, cosTile,
-                                         ValueRange{row, idx.pair});
-          sn = tensor::ExtractOp::create(b, loc, sinTile,
-                                         ValueRange{row, idx.pair});
+          // Per-column tables (table form): the column's own entry (column
+          // 0 past R, where the result passes through); else the pair's.
+          Value col = isFullWidthTable(cosTile, rope)
+                          ? arith::SelectOp::create(b, loc, inRotary, d,
+                                                    indexConst(b, loc, 0))
+                                .getResult()
+                          : idx.pair;
+          cs = castFloat(b, loc,
+                         tensor::ExtractOp::create(b, loc, cosTile,
+                                                   ValueRange{row, col}),
+                         c);
+          sn = castFloat(b, loc,
+                         tensor::ExtractOp::create(b, loc, sinTile,
+                                                   ValueRange{row, col}),
+                         c);
         } else {
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
           std::tie(cs, sn) = buildRotaryCosSin(b, loc, args[1], inv, angleType,
@@ -188,8 +213,15 @@ Value posenc::decompose::loadTile(OpBuilder &b, Location loc, Value source,
                                   ArrayRef<Value> lead, Value start, Value size,
                                   RotaryAttr rope, Value positions,
                                   Value invFreq, FloatType c, Value logDecay,
-                                  Value xposCenter) {
+                                  Value xposCenter, Value cosT, Value sinT) {
   Value tile = extractRowTile(b, loc, source, lead, start, size);
+  if (rope && rope.isTableForm()) {
+    // The table form: the tile's rows of the [S x R] ([B x S x R]) tables.
+    SmallVector<Value> at = tableLead(cosT, 2, lead);
+    return applyRotaryToTile(b, loc, tile, rope, Value(), Value(), c,
+                             extractRowTile(b, loc, cosT, at, start, size),
+                             extractRowTile(b, loc, sinT, at, start, size));
+  }
   Value posTile;
   if (rope)
     posTile = extractPositionTile(b, loc, positions, lead, start, size);

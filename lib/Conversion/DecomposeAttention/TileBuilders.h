@@ -227,13 +227,17 @@ mlir::Value normalizeOutput(mlir::OpBuilder &b, mlir::Location loc,
 /// Loads a [size x D] tile of Q or K at rows [start, start+size) and applies
 /// the prologue of the generic layout (RoPE angles computed per element).
 /// With xPos, `logDecay` (buildXPosLogDecayConstant) and the tile's
-/// `xposCenter` (XPosTileCenters) scale cos and sin by the decay.
+/// `xposCenter` (XPosTileCenters) scale cos and sin by the decay. A
+/// table-form `rope` (no base) reads the tile's rows of the cos/sin tables
+/// `cosT`/`sinT` ([S x R] or per batch [B x S x R]) instead.
 mlir::Value loadTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
                      llvm::ArrayRef<mlir::Value> lead, mlir::Value start,
                      mlir::Value size, RotaryAttr rope, mlir::Value positions,
                      mlir::Value invFreq, mlir::FloatType c,
                      mlir::Value logDecay = mlir::Value(),
-                     mlir::Value xposCenter = mlir::Value());
+                     mlir::Value xposCenter = mlir::Value(),
+                     mlir::Value cosT = mlir::Value(),
+                     mlir::Value sinT = mlir::Value());
 
 /// The centers a query tile's xPos prologues decay around (the re-centering
 /// of posenc.fused_attention): `q` = the position c of the tile's first
@@ -353,7 +357,8 @@ mlir::Value addXlPositionTerm(mlir::OpBuilder &b, mlir::Location loc,
 struct AttentionTables {
   /// RoPE inverse frequencies (generic layout).
   mlir::Value qInvFreq, kInvFreq;
-  /// RoPE cos/sin tables [S x R/2] (vector layout).
+  /// RoPE cos/sin tables [S x R/2] (vector layout), or the table form's
+  /// [S x R] (per batch [B x S x R]; vector layout: in the compute type).
   mlir::Value qCos, qSin, kCos, kSin;
   /// xPos's per-pair log decay [R/2] of q_rope and k_rope
   /// (buildXPosLogDecayConstant), null without xPos.

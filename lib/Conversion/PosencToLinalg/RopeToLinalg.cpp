@@ -113,6 +113,68 @@ struct SinusoidalToLinalg : OpConversionPattern<SinusoidalOp> {
 // posenc.rope
 //===----------------------------------------------------------------------===//
 
+/// The element at the loop indices of a rope generic over `input` and its
+/// pair partner: `ivs` (all indices), the pair index of the last one, and
+/// x and its partner y converted to `computeType`.
+struct RotaryOperands {
+  SmallVector<Value> ivs;
+  RotaryPairIndex idx;
+  Value x, y;
+};
+static RotaryOperands loadRotaryOperands(OpBuilder &b, Location loc, RopeOp op,
+                                         Value input, Value element,
+                                         FloatType computeType) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  RotaryOperands r;
+  r.ivs = loopIndices(b, loc, rank);
+  r.idx = buildRotaryPairIndex(b, loc, r.ivs.back(), op.getLayout(),
+                               op.getRotaryDimOrDefault());
+  SmallVector<Value> partnerIdx(r.ivs);
+  partnerIdx.back() = r.idx.partner;
+  r.x = castFloat(b, loc, element, computeType);
+  r.y = castFloat(b, loc, tensor::ExtractOp::create(b, loc, input, partnerIdx),
+                  computeType);
+  return r;
+}
+
+/// The table form: one generic over the input reading, per element, the
+/// partner element and the cos/sin entries of its own column (broadcast
+/// over the input's leading dims, ropeTableIndices).
+static Value lowerTableRope(OpBuilder &b, Location loc, RopeOp op,
+                            Value input, Value cos, Value sin) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  Type elemType = inputType.getElementType();
+  FloatType computeType = computeTypeFor(elemType);
+  buildRopeTableChecks(b, loc, "posenc.rope", cos, input);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value init = tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, input),
+                                       elemType);
+  return buildGeneric(
+      b, loc, ValueRange{input}, init, {identity, identity}, iterators(rank),
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        RotaryOperands r =
+            loadRotaryOperands(b, loc, op, input, args[0], computeType);
+        const RotaryPairIndex &idx = r.idx;
+        SmallVector<Value> ivs = r.ivs;
+        // Columns >= R pass through; read column 0 there (in bounds).
+        Value column = arith::SelectOp::create(b, loc, idx.inRotary,
+                                               ivs.back(), indexConst(b, loc, 0));
+        auto entry = [&](Value table) {
+          return castFloat(
+              b, loc,
+              tensor::ExtractOp::create(
+                  b, loc, table, ropeTableIndices(b, loc, table, ivs, column)),
+              computeType);
+        };
+        Value rotated = buildRotatedElement(b, loc, r.x, r.y, entry(cos),
+                                            entry(sin), idx.isFirst);
+        Value out = castFloat(b, loc, rotated, elemType);
+        yieldValue(b, loc,
+                   arith::SelectOp::create(b, loc, idx.inRotary, out, args[0]));
+      });
+}
+
 struct RopeToLinalg : OpConversionPattern<RopeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -120,6 +182,13 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
   matchAndRewrite(RopeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    if (op.hasTables()) {
+      replaceWithResultType(rewriter, op,
+                            lowerTableRope(rewriter, loc, op,
+                                           adaptor.getInput(), adaptor.getCos(),
+                                           adaptor.getSin()));
+      return success();
+    }
     Value input = adaptor.getInput();
     Value positions = adaptor.getPositions();
     auto inputType = cast<RankedTensorType>(input.getType());
@@ -166,15 +235,8 @@ struct RopeToLinalg : OpConversionPattern<RopeOp> {
         rewriter, loc, ValueRange{input, positions}, init,
         {identity, posMap, identity}, iterators(rank),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          SmallVector<Value> ivs = loopIndices(b, loc, rank);
-          RotaryPairIndex idx = buildRotaryPairIndex(b, loc, ivs.back(),
-                                                     op.getLayout(), rotaryDim);
-          SmallVector<Value> partnerIdx(ivs);
-          partnerIdx.back() = idx.partner;
-          Value x = castFloat(b, loc, args[0], computeType);
-          Value y = castFloat(
-              b, loc, tensor::ExtractOp::create(b, loc, input, partnerIdx),
-              computeType);
+          auto [ivs, idx, x, y] =
+              loadRotaryOperands(b, loc, op, input, args[0], computeType);
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
           auto [c, s] = buildRotaryCosSin(b, loc, args[1], inv, angleType,
                                           computeType, attentionFactor);

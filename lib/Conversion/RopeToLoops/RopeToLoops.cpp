@@ -358,6 +358,9 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
 
   LogicalResult matchAndRewrite(RopeOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.hasTables())
+      return rewriter.notifyMatchFailure(
+          op, "table form: left to the reference lowering");
     // Larger head dims would unroll into too many chunks.
     if (op.getHeadDim() > kMaxHeadDim)
       return rewriter.notifyMatchFailure(

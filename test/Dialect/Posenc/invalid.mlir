@@ -286,7 +286,7 @@ func.func @rope_i16_positions(%x: tensor<16x64xf32>, %pos: tensor<16xi16>) {
 
 func.func @rope_unranked_input(%x: tensor<*xf32>, %pos: tensor<16xi32>) {
   // expected-error @+1 {{'posenc.rope' op operand #0 must be ranked tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values, but got 'tensor<*xf32>'}}
-  %0 = "posenc.rope"(%x, %pos) <{layout = #posenc<layout half>}> : (tensor<*xf32>, tensor<16xi32>) -> tensor<*xf32>
+  %0 = "posenc.rope"(%x, %pos) <{layout = #posenc<layout half>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<*xf32>, tensor<16xi32>) -> tensor<*xf32>
   return
 }
 
@@ -294,7 +294,7 @@ func.func @rope_unranked_input(%x: tensor<*xf32>, %pos: tensor<16xi32>) {
 
 func.func @rope_result_type(%x: tensor<16x64xf32>, %pos: tensor<16xi32>) {
   // expected-error @+1 {{'posenc.rope' op failed to verify that all of {input, result} have same type}}
-  %0 = "posenc.rope"(%x, %pos) <{layout = #posenc<layout half>}> : (tensor<16x64xf32>, tensor<16xi32>) -> tensor<16x64xf16>
+  %0 = "posenc.rope"(%x, %pos) <{layout = #posenc<layout half>, operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<16x64xf32>, tensor<16xi32>) -> tensor<16x64xf16>
   return
 }
 
@@ -302,7 +302,7 @@ func.func @rope_result_type(%x: tensor<16x64xf32>, %pos: tensor<16xi32>) {
 
 func.func @rope_missing_layout(%x: tensor<16x64xf32>, %pos: tensor<16xi32>) {
   // expected-error @+1 {{'posenc.rope' op requires attribute 'layout'}}
-  %0 = "posenc.rope"(%x, %pos) : (tensor<16x64xf32>, tensor<16xi32>) -> tensor<16x64xf32>
+  %0 = "posenc.rope"(%x, %pos) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (tensor<16x64xf32>, tensor<16xi32>) -> tensor<16x64xf32>
   return
 }
 
@@ -325,8 +325,8 @@ func.func @rope_scaling_not_scaling(%x: tensor<16x64xf32>, %pos: tensor<16xi32>)
 // -----
 
 func.func @rope_missing_operand(%x: tensor<16x64xf32>) {
-  // expected-error @+1 {{'posenc.rope' op expected 2 operands, but found 1}}
-  %0 = "posenc.rope"(%x) <{layout = #posenc<layout half>}> : (tensor<16x64xf32>) -> tensor<16x64xf32>
+  // expected-error @+1 {{'posenc.rope' op needs 'positions' (attribute form) or 'cos'/'sin' tables (table form)}}
+  %0 = "posenc.rope"(%x) <{layout = #posenc<layout half>, operandSegmentSizes = array<i32: 1, 0, 0, 0>}> : (tensor<16x64xf32>) -> tensor<16x64xf32>
   return
 }
 

@@ -30,7 +30,7 @@ func.func @rope_unknown_precision(%x: tensor<16x64xf32>, %pos: tensor<16xi32>) {
 // -----
 
 func.func @rope_missing_positions(%x: tensor<16x64xf32>) {
-  // expected-error @+1 {{expected ','}}
+  // expected-error @+1 {{'posenc.rope' op needs 'positions' (attribute form) or 'cos'/'sin' tables (table form)}}
   %0 = posenc.rope %x layout half : tensor<16x64xf32>
   return
 }
@@ -38,7 +38,7 @@ func.func @rope_missing_positions(%x: tensor<16x64xf32>) {
 // -----
 
 func.func @rope_missing_positions_type(%x: tensor<16x64xf32>, %pos: tensor<16xi32>) {
-  // expected-error @+1 {{expected ','}}
+  // expected-error @+1 {{number of operands and types do not match: got 1 operands and 0 types}}
   %0 = posenc.rope %x, %pos layout half : tensor<16x64xf32>
   return
 }

@@ -35,6 +35,43 @@ double RotaryAttr::getEffectiveAttentionFactor() const {
   return 1.0;
 }
 
+ParseResult posenc::parseRotaryOperands(
+    OpAsmParser &parser, std::optional<OpAsmParser::UnresolvedOperand> &positions,
+    Type &positionsType, std::optional<OpAsmParser::UnresolvedOperand> &cos,
+    std::optional<OpAsmParser::UnresolvedOperand> &sin, Type &cosType,
+    Type &sinType) {
+  if (succeeded(parser.parseOptionalKeyword("tables"))) {
+    OpAsmParser::UnresolvedOperand c, s;
+    if (parser.parseOperand(c) || parser.parseComma() ||
+        parser.parseOperand(s) || parser.parseColon() ||
+        parser.parseType(cosType) || parser.parseComma() ||
+        parser.parseType(sinType))
+      return failure();
+    cos = c;
+    sin = s;
+    return success();
+  }
+  OpAsmParser::UnresolvedOperand pos;
+  if (parser.parseOperand(pos) || parser.parseColon() ||
+      parser.parseType(positionsType))
+    return failure();
+  positions = pos;
+  return success();
+}
+
+void posenc::printRotaryOperands(OpAsmPrinter &printer, Operation *,
+                                 Value positions, Type positionsType,
+                                 Value cos, Value sin, Type cosType,
+                                 Type sinType) {
+  if (positions) {
+    printer << positions << " : " << positionsType;
+    return;
+  }
+  if (cos && sin)
+    printer << "tables " << cos << ", " << sin << " : " << cosType << ", "
+            << sinType;
+}
+
 //===----------------------------------------------------------------------===//
 // FusedAttentionOp
 //===----------------------------------------------------------------------===//
@@ -45,7 +82,8 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
                              FloatAttr scale, bool causal) {
   build(builder, state, resultType, query, key, value,
         /*kv_lengths=*/Value(), /*q_positions=*/Value(),
-        /*k_positions=*/Value(), modOperands,
+        /*k_positions=*/Value(), /*q_cos=*/Value(), /*q_sin=*/Value(),
+        /*k_cos=*/Value(), /*k_sin=*/Value(), modOperands,
         /*rel_key=*/Value(), /*rel_value=*/Value(), /*t5_table=*/Value(),
         /*xl_rel=*/Value(), /*xl_content_bias=*/Value(),
         /*xl_position_bias=*/Value(),
@@ -110,16 +148,69 @@ bool FusedAttentionOp::hasIdentityScoreMod() {
 /// even and
 /// <= D, a base > 1, and no sequence-length-dependent scaling (the fused
 /// lowering computes inverse frequencies at compile time).
-static LogicalResult verifyRotary(Operation *op, StringRef which,
-                                  RotaryAttr rope, Value positions,
-                                  RankedTensorType inputType) {
-  if (!rope && !positions)
-    return success();
-  if (!rope || !positions)
-    return op->emitOpError("'") << which << "_rope' and '" << which
-                                << "_positions' must be given together";
-  auto posType = cast<RankedTensorType>(positions.getType());
+/// Checks the cos/sin tables of a table-form rotary prologue: one type
+/// [S, R] (or per batch [B, S, R], rank >= 3) with S, B of the input and
+/// R = rotary_dim, and a rotary without frequency parameters.
+static LogicalResult verifyRotaryTables(Operation *op, StringRef which,
+                                        RotaryAttr rope, Value cos, Value sin,
+                                        RankedTensorType inputType) {
+  if (!cos || !sin)
+    return op->emitOpError("'")
+           << which << "_cos' and '" << which << "_sin' must be given together";
+  auto type = cast<RankedTensorType>(cos.getType());
+  if (sin.getType() != type)
+    return op->emitOpError("'")
+           << which << "_sin' must have the type of '" << which << "_cos' ("
+           << type << "), got " << sin.getType();
   int64_t rank = inputType.getRank();
+  bool perBatch = type.getRank() == 3 && rank >= 3;
+  if ((type.getRank() != 2 && !perBatch) ||
+      !compatibleDims(type.getDimSize(type.getRank() - 2),
+                      inputType.getDimSize(rank - 2)) ||
+      (perBatch &&
+       !compatibleDims(type.getDimSize(0), inputType.getDimSize(0))) ||
+      type.getShape().back() != rope.getRotaryDim())
+    return op->emitOpError("'")
+           << which << "_cos' must be a tensor<S x R x F> or (rank >= 3) "
+           << "tensor<B x S x R x F> with S = "
+           << dimString(inputType.getDimSize(rank - 2))
+           << ", B = " << dimString(inputType.getDimSize(0))
+           << " and R = " << rope.getRotaryDim() << ", got " << type;
+  if (rope.getScaling() || rope.getAttentionFactor() || rope.getXpos())
+    return op->emitOpError("'")
+           << which
+           << "_rope' reads tables: scaling, attention_factor and xpos are not "
+              "allowed";
+  return success();
+}
+
+static LogicalResult verifyRotary(Operation *op, StringRef which,
+                                  RotaryAttr rope, Value positions, Value cos,
+                                  Value sin, RankedTensorType inputType) {
+  if (!rope && !positions && !cos && !sin)
+    return success();
+  if (!rope)
+    return op->emitOpError("'")
+           << which << "_positions' or tables need '" << which << "_rope'";
+  int64_t rank = inputType.getRank();
+  int64_t d = inputType.getDimSize(rank - 1);
+  int64_t r = rope.getRotaryDim();
+  if (ShapedType::isDynamic(d) || r <= 0 || r % 2 != 0 || r > d)
+    return op->emitOpError("'")
+           << which << "_rope' rotary_dim (" << r
+           << ") must be even, > 0 and <= head dim (" << dimString(d) << ")";
+  if (rope.isTableForm()) {
+    if (positions)
+      return op->emitOpError("'")
+             << which << "_rope' has no base (it reads tables) but '" << which
+             << "_positions' are given";
+    return verifyRotaryTables(op, which, rope, cos, sin, inputType);
+  }
+  if (!positions || cos || sin)
+    return op->emitOpError("'")
+           << which << "_rope' with a base needs '" << which
+           << "_positions' and no tables";
+  auto posType = cast<RankedTensorType>(positions.getType());
   bool perBatch = posType.getRank() == 2 && rank >= 3;
   if ((posType.getRank() != 1 && !perBatch) ||
       !compatibleDims(posType.getDimSize(posType.getRank() - 1),
@@ -132,12 +223,6 @@ static LogicalResult verifyRotary(Operation *op, StringRef which,
            << dimString(inputType.getDimSize(rank - 2))
            << " and B = " << dimString(inputType.getDimSize(0)) << ", got "
            << posType;
-  int64_t d = inputType.getDimSize(rank - 1);
-  int64_t r = rope.getRotaryDim();
-  if (ShapedType::isDynamic(d) || r <= 0 || r % 2 != 0 || r > d)
-    return op->emitOpError("'")
-           << which << "_rope' rotary_dim (" << r
-           << ") must be even, > 0 and <= head dim (" << dimString(d) << ")";
   double base = rope.getBaseValue();
   if (!(base > 1.0) || !std::isfinite(base))
     return op->emitOpError("'") << which << "_rope' base (" << base
@@ -285,8 +370,10 @@ LogicalResult FusedAttentionOp::verify() {
     if (failed(verifyKVLengths(*this, cast<RankedTensorType>(lengths.getType()),
                                qt)))
       return failure();
-  if (failed(verifyRotary(*this, "q", getQRopeAttr(), getQPositions(), qt)) ||
-      failed(verifyRotary(*this, "k", getKRopeAttr(), getKPositions(), kt)))
+  if (failed(verifyRotary(*this, "q", getQRopeAttr(), getQPositions(),
+                          getQCos(), getQSin(), qt)) ||
+      failed(verifyRotary(*this, "k", getKRopeAttr(), getKPositions(),
+                          getKCos(), getKSin(), kt)))
     return failure();
   std::string xposMismatch =
       describeXPosPairMismatch(getQRopeAttr(), getKRopeAttr());

@@ -89,6 +89,8 @@ int64_t RopeOp::getHeadDim() {
 }
 
 int64_t RopeOp::getRotaryDimOrDefault() {
+  if (hasTables())
+    return tensorType(getCos()).getShape().back();
   if (std::optional<uint64_t> r = getRotaryDim())
     return static_cast<int64_t>(*r);
   return getHeadDim();
@@ -102,12 +104,81 @@ double RopeOp::getEffectiveAttentionFactor() {
   return 1.0;
 }
 
+/// The table form's checks (docs/spec.md, "posenc.rope — table form"):
+/// cos and sin of one type [..., S, R] broadcasting against the input
+/// (right-aligned), none of the attribute form's frequency attributes.
+static LogicalResult verifyRopeTables(RopeOp op, RankedTensorType inputType) {
+  if (op.getPositions())
+    return op.emitOpError("takes either 'positions' or 'cos'/'sin' tables, "
+                          "not both");
+  if (!op.getSin())
+    return op.emitOpError("table form needs both 'cos' and 'sin'");
+  // base and precision have defaults (always present): only their
+  // defaults, which the table form ignores, are accepted.
+  StringRef given = op.getBase().convertToDouble() != 10000.0  ? "base"
+                    : op.getScalingAttr()                      ? "scaling"
+                    : op.getAttentionFactorAttr()              ? "attention_factor"
+                    : op.getPrecision() != AnglePrecision::fast ? "precision"
+                    : op.getXposAttr()                         ? "xpos"
+                                                               : "";
+  if (!given.empty())
+    return op.emitOpError("'")
+           << given << "' is not allowed in the table form (the 'cos'/'sin' "
+                       "tables already hold the frequencies)";
+  RankedTensorType cosType = tensorType(op.getCos());
+  RankedTensorType sinType = tensorType(op.getSin());
+  if (cosType != sinType)
+    return op.emitOpError("'sin' must have the type of 'cos' (")
+           << cosType << "), got " << sinType;
+  int64_t rank = inputType.getRank(), tRank = cosType.getRank();
+  if (tRank < 2 || tRank > rank)
+    return op.emitOpError("'cos' must have rank >= 2 (... x S x R) and <= "
+                          "the rank of 'input' (")
+           << rank << "), got rank " << tRank;
+  for (int64_t k = 0; k < tRank - 1; ++k) {
+    int64_t t = cosType.getDimSize(k);
+    int64_t in = inputType.getDimSize(rank - tRank + k);
+    bool isSeq = k == tRank - 2;
+    if ((isSeq || t != 1) && !dimsCompatible(t, in))
+      return op.emitOpError("'cos' dim ")
+             << k << " (" << dimToString(t) << ") must be "
+             << (isSeq ? "" : "1 or ") << "the "
+             << (isSeq ? "sequence dim" : "aligned dim") << " of 'input' ("
+             << dimToString(in) << ", dim " << rank - tRank + k << ")";
+  }
+  int64_t d = inputType.getShape().back();
+  int64_t r = cosType.getShape().back();
+  if (ShapedType::isDynamic(r) || r <= 0 || r % 2 != 0 ||
+      (!ShapedType::isDynamic(d) && r > d))
+    return op.emitOpError("last dim of 'cos' (rotary_dim, ")
+           << dimToString(r) << ") must be static, even, > 0 and <= head dim ("
+           << dimToString(d) << ")";
+  if (std::optional<uint64_t> attr = op.getRotaryDim();
+      attr && static_cast<int64_t>(*attr) != r)
+    return op.emitOpError("rotary_dim (")
+           << *attr << ") must equal the last dim of 'cos' (" << r << ")";
+  return success();
+}
+
 LogicalResult RopeOp::verify() {
   RankedTensorType inputType = tensorType(getInput());
-  RankedTensorType posType = tensorType(getPositions());
   if (inputType.getRank() < 2)
     return emitOpError("'input' must have rank >= 2 (... x S x D), got rank ")
            << inputType.getRank();
+  if (getCos() || getSin()) {
+    if (!getCos())
+      return emitOpError("table form needs both 'cos' and 'sin'");
+    if (failed(verifyRopeTables(*this, inputType)))
+      return failure();
+    int64_t d = inputType.getShape().back();
+    if (ShapedType::isDynamic(d))
+      return emitOpError("head dim (last dim of 'input') must be static");
+    return success();
+  }
+  if (!getPositions())
+    return emitOpError("needs 'positions' (attribute form) or 'cos'/'sin' "
+                       "tables (table form)");
+  RankedTensorType posType = tensorType(getPositions());
   if (posType.getRank() != 1 && posType.getRank() != 2)
     return emitOpError("'positions' must have rank 1 (S) or 2 (B x S), got "
                        "rank ")

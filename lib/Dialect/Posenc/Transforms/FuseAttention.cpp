@@ -44,12 +44,65 @@ struct FoldableRope {
   RotaryAttr attr;
   Value input, positions;
   RopeOp op;
+  /// The table form's cos/sin, as the fused op takes them ([S, R] or per
+  /// batch [B, S, R]); null for the attribute form.
+  Value cos, sin;
 };
 
-static std::optional<FoldableRope> matchFoldableRope(Value v) {
+/// The fused op's form of a table-form rope's `table` ([..., S, R],
+/// right-aligned against `input`): [S, R] when every leading dim is 1, [B, S,
+/// R] when only dim 0 of an input-rank table is not (per batch), built with
+/// a collapse_shape before `rope`; null when the table varies along other
+/// dims (per head: the rope stays standalone).
+static Value fusedRopeTable(OpBuilder &b, RopeOp rope, Value table) {
+  auto type = cast<RankedTensorType>(table.getType());
+  int64_t tRank = type.getRank();
+  int64_t rank = cast<RankedTensorType>(rope.getInput().getType()).getRank();
+  bool perBatch = tRank == rank && rank >= 3 && type.getDimSize(0) != 1;
+  for (int64_t k = perBatch ? 1 : 0; k + 2 < tRank; ++k)
+    if (type.getDimSize(k) != 1)
+      return Value();
+  int64_t keep = perBatch ? 3 : 2;
+  if (tRank == keep)
+    return table;
+  // Merge the unit dims into the sequence dim's group.
+  SmallVector<ReassociationIndices> groups;
+  if (perBatch)
+    groups.push_back({0});
+  ReassociationIndices seq;
+  for (int64_t k = perBatch ? 1 : 0; k + 1 < tRank; ++k)
+    seq.push_back(k);
+  groups.push_back(seq);
+  groups.push_back({tRank - 1});
+  // Q's and K's ropes usually share the tables: reuse the collapse made for
+  // the other, so that the decomposition sees one table for both.
+  for (Operation *user : table.getUsers())
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(user))
+      if (collapse->getBlock() == rope->getBlock() &&
+          collapse->isBeforeInBlock(rope) &&
+          collapse.getReassociationIndices() == groups)
+        return collapse.getResult();
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(rope);
+  return tensor::CollapseShapeOp::create(b, rope.getLoc(), table, groups);
+}
+
+static std::optional<FoldableRope> matchFoldableRope(Value v,
+                                                     OpBuilder &b) {
   auto rope = v.getDefiningOp<RopeOp>();
   if (!rope || !rope->hasOneUse())
     return std::nullopt;
+  if (rope.hasTables()) {
+    auto attr = RotaryAttr::get(rope.getContext(), rope.getLayout(),
+                                FloatAttr(), rope.getRotaryDimOrDefault(),
+                                RopeScalingAttr(), FloatAttr(),
+                                AnglePrecision::fast, XPosAttr());
+    Value cos = fusedRopeTable(b, rope, rope.getCos());
+    Value sin = cos ? fusedRopeTable(b, rope, rope.getSin()) : Value();
+    if (!cos || !sin)
+      return std::nullopt;
+    return FoldableRope{attr, rope.getInput(), Value(), rope, cos, sin};
+  }
   RopeScalingAttr scaling = rope.getScalingAttr();
   if (scaling && scaling.dependsOnSequenceLength())
     return std::nullopt;
@@ -61,7 +114,8 @@ static std::optional<FoldableRope> matchFoldableRope(Value v) {
                               rope.getRotaryDimOrDefault(), scaling,
                               attentionFactor, rope.getPrecision(),
                               rope.getXposAttr());
-  return FoldableRope{attr, rope.getInput(), rope.getPositions(), rope};
+  return FoldableRope{attr, rope.getInput(), rope.getPositions(), rope,
+                      Value(), Value()};
 }
 
 /// Rounds a compute-type value through `elemType` and back (the reference
@@ -106,11 +160,21 @@ createFused(PatternRewriter &rewriter, Location loc, Type resultType, Value q,
                                         mods, scaleAttr, causal);
   if (qRope) {
     fused.setQRopeAttr(qRope->attr);
-    fused.getQPositionsMutable().assign(qRope->positions);
+    if (qRope->positions)
+      fused.getQPositionsMutable().assign(qRope->positions);
+    if (qRope->cos) {
+      fused.getQCosMutable().assign(qRope->cos);
+      fused.getQSinMutable().assign(qRope->sin);
+    }
   }
   if (kRope) {
     fused.setKRopeAttr(kRope->attr);
-    fused.getKPositionsMutable().assign(kRope->positions);
+    if (kRope->positions)
+      fused.getKPositionsMutable().assign(kRope->positions);
+    if (kRope->cos) {
+      fused.getKCosMutable().assign(kRope->cos);
+      fused.getKSinMutable().assign(kRope->sin);
+    }
   }
   if (relKey)
     fused.getRelKeyMutable().assign(relKey);
@@ -156,8 +220,8 @@ struct AttentionToFused : OpRewritePattern<AttentionOp> {
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    std::optional<FoldableRope> qRope = matchFoldableRope(op.getQuery());
-    std::optional<FoldableRope> kRope = matchFoldableRope(op.getKey());
+    std::optional<FoldableRope> qRope = matchFoldableRope(op.getQuery(), rewriter);
+    std::optional<FoldableRope> kRope = matchFoldableRope(op.getKey(), rewriter);
     // xPos folds only as a query/key pair (re-centered per tile); any other
     // xPos rope stays a standalone op.
     if (!describeXPosPairMismatch(qRope ? qRope->attr : RotaryAttr(),

@@ -379,6 +379,33 @@ void posenc::buildKVLengthsChecks(OpBuilder &b, Location loc,
       });
 }
 
+SmallVector<Value> posenc::ropeTableIndices(OpBuilder &b, Location loc,
+                                            Value table, ArrayRef<Value> ivs,
+                                            Value column) {
+  auto type = cast<RankedTensorType>(table.getType());
+  int64_t tRank = type.getRank(), rank = ivs.size();
+  SmallVector<Value> at;
+  for (int64_t k = 0; k + 1 < tRank; ++k)
+    at.push_back(type.getDimSize(k) == 1 && k + 2 < tRank
+                     ? indexConst(b, loc, 0)
+                     : ivs[rank - tRank + k]);
+  at.push_back(column);
+  return at;
+}
+
+void posenc::buildRopeTableChecks(OpBuilder &b, Location loc, const Twine &what,
+                                  Value table, Value input) {
+  auto type = cast<RankedTensorType>(table.getType());
+  int64_t tRank = type.getRank();
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  for (int64_t k = 0; k + 1 < tRank; ++k)
+    if (type.getDimSize(k) != 1 || k + 2 == tRank)
+      assertDimsEqual(b, loc, table, k, input, rank - tRank + k,
+                      what + ": dim " + Twine(k) +
+                          " of the cos/sin tables differs from dim " +
+                          Twine(rank - tRank + k) + " of the input");
+}
+
 void posenc::buildPerBatchPositionsCheck(OpBuilder &b, Location loc,
                                          const Twine &what, Value positions,
                                          Value input) {
@@ -453,6 +480,21 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
                     name + ": length of 'k_positions' differs from the "
                            "sequence dim of 'key'");
     buildPerBatchPositionsCheck(b, loc, name + ": 'k_positions'", p, k);
+  }
+  // Table-form prologues: [S, R] or per batch [B, S, R], as positions.
+  for (auto [table, input, what] :
+       {std::make_tuple(op.getQCos(), q, "'q_cos'/'q_sin'"),
+        std::make_tuple(op.getKCos(), k, "'k_cos'/'k_sin'")}) {
+    if (!table)
+      continue;
+    int64_t tRank = cast<RankedTensorType>(table.getType()).getRank();
+    assertDimsEqual(b, loc, table, tRank - 2, input, n,
+                    name + ": rows of " + what +
+                        " differ from the sequence dim of its input");
+    if (tRank == 3)
+      assertDimsEqual(b, loc, table, 0, input, 0,
+                      name + ": batch dim of " + what +
+                          " differs from dim 0 of its input");
   }
   if (Value lengths = op.getKvLengths())
     buildKVLengthsChecks(b, loc, name, lengths, q, k);

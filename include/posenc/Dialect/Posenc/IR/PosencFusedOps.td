@@ -30,14 +30,19 @@ def Posenc_RotaryAttr : Posenc_Attr<"Rotary", "rotary"> {
     (q_rope and k_rope then carry a query/key pair, see
     `posenc.fused_attention`).
 
+    The table form of `posenc.rope` (cos/sin operands) folds into a rotary
+    without `base` (nor scaling, attention factor or xPos): the fused op then
+    reads the tables (`q_rope(#posenc.rotary<...>, tables %cos, %sin : ...)`).
+
     ```mlir
     #posenc.rotary<layout = half, base = 5.000000e+05 : f64, rotary_dim = 64,
                    precision = fast>
+    #posenc.rotary<layout = half, rotary_dim = 64, precision = fast>
     ```
   }];
   let parameters = (ins
     EnumParameter<Posenc_Layout>:$layout,
-    "::mlir::FloatAttr":$base,
+    OptionalParameter<"::mlir::FloatAttr">:$base,
     "int64_t":$rotary_dim,
     OptionalParameter<"::posenc::RopeScalingAttr">:$scaling,
     OptionalParameter<"::mlir::FloatAttr">:$attention_factor,
@@ -46,7 +51,10 @@ def Posenc_RotaryAttr : Posenc_Attr<"Rotary", "rotary"> {
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let extraClassDeclaration = [{
+    /// The base (the attribute form's; table-form rotaries have none).
     double getBaseValue() const { return getBase().getValueAsDouble(); }
+    /// Whether this rotary reads cos/sin tables (no base).
+    bool isTableForm() const { return !getBase(); }
     /// The factor that multiplies cos and sin (the op's attention_factor,
     /// else the scaling's, else 1), as for posenc.rope.
     double getEffectiveAttentionFactor() const;
@@ -90,7 +98,12 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     1. Prologue: with `q_rope` (a `#posenc.rotary`) and `q_positions
        : tensor<Sq x iN>`, `q~ = rope(query, q_positions)` exactly as
        `posenc.rope` computes it (likewise `k~` with `k_rope`/`k_positions`);
-       otherwise `q~ = query`, `k~ = key`. With xPos (`xpos` on both
+       otherwise `q~ = query`, `k~ = key`. With tables instead of
+       positions (`q_rope(#posenc.rotary<...>, tables %cos, %sin : ...)`,
+       a rotary without `base`), `q~` is the table form of `posenc.rope`
+       with those tables, `tensor<Sq x R x G>` (or per batch
+       `tensor<B x Sq x R x G>`, B = dim 0 of query, rank >= 3); likewise
+       `k~` with `Sk` rows. With xPos (`xpos` on both
        prologues, a query/key pair: roles query and key, equal
        `scale_base`, `gamma`, `layout` and `rotary_dim`), `q~_i . k~_j`
        is that of the two standalone ropes, but the lowering evaluates it
@@ -179,6 +192,10 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     Optional<Posenc_PositionTensor>:$kv_lengths,
     Optional<Posenc_PositionTensor>:$q_positions,
     Optional<Posenc_PositionTensor>:$k_positions,
+    Optional<Posenc_FloatTensor>:$q_cos,
+    Optional<Posenc_FloatTensor>:$q_sin,
+    Optional<Posenc_FloatTensor>:$k_cos,
+    Optional<Posenc_FloatTensor>:$k_sin,
     Variadic<AnyType>:$mod_operands,
     Optional<Posenc_FloatTensor>:$rel_key,
     Optional<Posenc_FloatTensor>:$rel_value,
@@ -199,8 +216,10 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
   let assemblyFormat = [{
     $query `,` $key `,` $value
     (`kv_lengths` `(` $kv_lengths^ `:` type($kv_lengths) `)`)?
-    (`q_rope` `(` $q_rope^ `,` $q_positions `:` type($q_positions) `)`)?
-    (`k_rope` `(` $k_rope^ `,` $k_positions `:` type($k_positions) `)`)?
+    (`q_rope` `(` $q_rope^ `,` custom<RotaryOperands>($q_positions,
+       type($q_positions), $q_cos, $q_sin, type($q_cos), type($q_sin)) `)`)?
+    (`k_rope` `(` $k_rope^ `,` custom<RotaryOperands>($k_positions,
+       type($k_positions), $k_cos, $k_sin, type($k_cos), type($k_sin)) `)`)?
     (`mods` `(` $mod_operands^ `:` type($mod_operands) `)`)?
     (`rel_key` `(` $rel_key^ `:` type($rel_key) `)`)?
     (`rel_value` `(` $rel_value^ `:` type($rel_value) `)`)?

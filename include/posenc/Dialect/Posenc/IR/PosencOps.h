@@ -14,6 +14,23 @@
 #include "posenc/Dialect/Posenc/IR/PosencAttrs.h"
 #include "posenc/Dialect/Posenc/IR/PosencDialect.h"
 
+namespace posenc {
+/// The operands of a rotary prologue of posenc.fused_attention (custom
+/// assembly directive): `%positions : type` or
+/// `tables %cos, %sin : type, type`.
+mlir::ParseResult parseRotaryOperands(
+    mlir::OpAsmParser &parser,
+    std::optional<mlir::OpAsmParser::UnresolvedOperand> &positions,
+    mlir::Type &positionsType,
+    std::optional<mlir::OpAsmParser::UnresolvedOperand> &cos,
+    std::optional<mlir::OpAsmParser::UnresolvedOperand> &sin,
+    mlir::Type &cosType, mlir::Type &sinType);
+void printRotaryOperands(mlir::OpAsmPrinter &printer, mlir::Operation *op,
+                         mlir::Value positions, mlir::Type positionsType,
+                         mlir::Value cos, mlir::Value sin, mlir::Type cosType,
+                         mlir::Type sinType);
+} // namespace posenc
+
 #define GET_OP_CLASSES
 #include "posenc/Dialect/Posenc/IR/PosencOps.h.inc"
 

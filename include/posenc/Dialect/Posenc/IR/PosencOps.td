@@ -55,7 +55,8 @@ def Posenc_SinusoidalOp : Posenc_Op<"sinusoidal", [Pure]> {
 // posenc.rope
 //===----------------------------------------------------------------------===//
 
-def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]> {
+def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AttrSizedOperandSegments,
+                                        AllTypesMatch<["input", "result"]>]> {
   let summary = "rotary position embedding (RoFormer), with frequency scaling";
   let description = [{
     Semantics: `docs/spec.md`, section `posenc.rope`.
@@ -109,10 +110,40 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
         {xpos = #posenc.xpos<role = query, scale_base = 1.024000e+03>}
         : tensor<1x8x?x64xf32>, tensor<?xi32>
     ```
+
+    **Table form** (`docs/spec.md`, section "posenc.rope — table form"):
+    `tables(%cos, %sin : type, type)` instead of `positions`, for frameworks
+    that compute cos/sin once per forward and pass them to every layer
+    (HuggingFace) and for tables that match no formula. `cos` and `sin`
+    (`tensor<... x S x R x G>`, equal types, any float `G`) broadcast
+    against `input` numpy-style (right-aligned: each leading dim of the
+    tables is 1 or the aligned dim of `input`, e.g. `[S, R]`, `[B, 1, S, R]`
+    for input `[B, H, S, D]`, `[B, S, R]` for input `[B, S, D]`);
+    `R = rotary_dim` is the tables' last dim (even, `<= D`; the
+    `rotary_dim` attribute may be omitted or must equal it). Per element of
+    the rotated part, with full-width tables (the halves of a table need not
+    be equal), computed in f32 (f64 for f64 input) and rounded to `F`:
+
+    - `half`: `out[p] = x[p]*cos[p] - x[p+R/2]*sin[p]`,
+      `out[p+R/2] = x[p+R/2]*cos[p+R/2] + x[p]*sin[p+R/2]` (`p < R/2`);
+    - `interleaved`: `out[2p] = x[2p]*cos[2p] - x[2p+1]*sin[2p]`,
+      `out[2p+1] = x[2p+1]*cos[2p+1] + x[2p]*sin[2p+1]`;
+    - dims `>= R` pass through.
+
+    That is `x*cos + rotate(x)*sin` exactly as frameworks write it. `base`,
+    `scaling`, `attention_factor`, `precision` and `xpos` are not allowed in
+    this form (the tables already hold them).
+
+    ```mlir
+    %qt = posenc.rope %q tables(%cos, %sin : tensor<1x1x?x128xf32>,
+        tensor<1x1x?x128xf32>) layout half : tensor<1x32x?x128xf32>
+    ```
   }];
   let arguments = (ins
     Posenc_FloatTensor:$input,
-    Posenc_PositionTensor:$positions,
+    Optional<Posenc_PositionTensor>:$positions,
+    Optional<Posenc_FloatTensor>:$cos,
+    Optional<Posenc_FloatTensor>:$sin,
     Posenc_LayoutAttr:$layout,
     DefaultValuedAttr<F64Attr, "10000.0">:$base,
     OptionalAttr<I64Attr>:$rotary_dim,
@@ -124,14 +155,42 @@ def Posenc_RopeOp : Posenc_Op<"rope", [Pure, AllTypesMatch<["input", "result"]>]
   );
   let results = (outs Posenc_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `,` $positions `layout` `` $layout (`precision` `` $precision^)? attr-dict
-    `:` type($input) `,` type($positions)
+    $input (`,` $positions^)?
+    (`tables` `(` $cos^ `,` $sin `:` type($cos) `,` type($sin) `)`)?
+    `layout` `` $layout (`precision` `` $precision^)? attr-dict
+    `:` type($input) (`,` type($positions)^)?
   }];
   let hasVerifier = 1;
+  let builders = [
+    /// The attribute form (positions and frequency attributes).
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$input,
+                   "::mlir::Value":$positions, "::posenc::LayoutAttr":$layout,
+                   "::mlir::FloatAttr":$base, "::mlir::IntegerAttr":$rotary_dim,
+                   "::posenc::RopeScalingAttr":$scaling,
+                   "::mlir::FloatAttr":$attention_factor,
+                   "::posenc::AnglePrecisionAttr":$precision,
+                   "::posenc::XPosAttr":$xpos), [{
+      build($_builder, $_state, result, input, positions, ::mlir::Value(),
+            ::mlir::Value(), layout, base, rotary_dim, scaling,
+            attention_factor, precision, xpos);
+    }]>,
+    /// The table form (cos/sin operands; R is their last dim).
+    OpBuilder<(ins "::mlir::Value":$input, "::mlir::Value":$cos,
+                   "::mlir::Value":$sin, "::posenc::Layout":$layout), [{
+      build($_builder, $_state, input.getType(), input, ::mlir::Value(), cos,
+            sin, ::posenc::LayoutAttr::get($_builder.getContext(), layout),
+            ::mlir::FloatAttr(), ::mlir::IntegerAttr(),
+            ::posenc::RopeScalingAttr(), ::mlir::FloatAttr(),
+            ::posenc::AnglePrecisionAttr(), ::posenc::XPosAttr());
+    }]>
+  ];
   let extraClassDeclaration = [{
+    /// Whether this is the table form (cos/sin operands, no positions).
+    bool hasTables() { return static_cast<bool>(getCos()); }
     /// The head dim D (static; the verifier guarantees it).
     int64_t getHeadDim();
-    /// rotary_dim, or D when it is not set.
+    /// R: the tables' last dim in the table form, else rotary_dim, or D
+    /// when it is not set.
     int64_t getRotaryDimOrDefault();
     /// The factor that multiplies cos and sin (see the op description).
     double getEffectiveAttentionFactor();

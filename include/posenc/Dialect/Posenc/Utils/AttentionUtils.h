@@ -166,6 +166,23 @@ buildRotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
                   mlir::Value positions, mlir::Value invFreq,
                   mlir::FloatType c);
 
+/// The indices of the element of the table-form cos/sin `table` ([..., S, R],
+/// broadcast right-aligned against the input; posenc.rope's table form)
+/// that the input element at `ivs` (all its indices) reads at column
+/// `column`: static unit leading dims of the table read index 0.
+llvm::SmallVector<mlir::Value> ropeTableIndices(mlir::OpBuilder &b,
+                                                mlir::Location loc,
+                                                mlir::Value table,
+                                                llvm::ArrayRef<mlir::Value> ivs,
+                                                mlir::Value column);
+
+/// Run-time checks (cf.assert, prefixed by `what`) that every dim of the
+/// table-form `table` the verifier saw as dynamic equals the aligned dim of
+/// `input` (a leading dim that is not a static 1 is not broadcast).
+void buildRopeTableChecks(mlir::OpBuilder &b, mlir::Location loc,
+                          const llvm::Twine &what, mlir::Value table,
+                          mlir::Value input);
+
 //===----------------------------------------------------------------------===//
 // Run-time shape checks
 //===----------------------------------------------------------------------===//

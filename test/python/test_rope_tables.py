@@ -1,0 +1,116 @@
+"""The table form of posenc.rope (SPEC.md, "posenc.rope — table form"):
+cos/sin given as operands, standalone through the reference lowering and
+the fast CPU pipeline, and a query/key pair inside attention through the
+reference lowering, the fused flash path (posenc-fuse-attention folds
+table-form ropes into fused_attention, whose decomposition reads the tables
+per tile), the fused path with small tiles and the scalar tile layout of
+the GPU's FMA kernel -- each against `posenc.reference.rope_table`
+(float64, written from docs/spec.md).
+
+The tables are random (uniform in [-1.5, 1.5]), halves unequal, so that a
+lowering that reads the pair's entry instead of the column's, or swaps
+halves, fails; the tables match no formula, as in raising's fallback.
+
+Tolerances: f32 rope 1e-5 absolute + 1e-5 relative (two f32 products and a
+sum, |x| <= ~5, |table| <= 1.5); attention as test_fused_execution.py
+(atol 2e-5 + rtol 2e-4). f16 / bf16: inputs and tables rounded to the type
+and given to the reference rounded, f32 arithmetic, the rotated values and
+the result rounded to the type: atol = rtol = 8e-3 (f16), 6e-2 (bf16)
+(twice test_xpos.py's, the tables reach 1.5).
+"""
+import numpy as np
+import pytest
+
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
+from posenc import reference as ref  # noqa: E402
+from posenc_testutil import (CPU_FUSED as FUSED,  # noqa: E402
+                             CPU_FUSED_SMALL_TILES as FUSED_SMALL_TILES,
+                             CPU_REFERENCE as REFERENCE, CPU_SCALAR_TILES as SCALAR_TILES,
+                             assert_close, from_elem, run_posenc_opt, to_elem)
+
+ROPE_TOLERANCE = {"f32": (1e-5, 1e-5), "f16": (8e-3, 8e-3), "bf16": (6e-2, 6e-2)}
+TOLERANCE = {"f32": (2e-5, 2e-4), "f16": (8e-3, 8e-3), "bf16": (6e-2, 6e-2)}
+
+
+def tables(rng, shape, elem):
+    cos, cos64 = to_elem(rng.uniform(-1.5, 1.5, shape), elem)
+    sin, sin64 = to_elem(rng.uniform(-1.5, 1.5, shape), elem)
+    return cos, sin, cos64, sin64
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("table_shape,rotary_dim",
+                         [((), None), ((2, 1), None), ((1,), 24)])
+@pytest.mark.parametrize("pipeline", [REFERENCE, FUSED], ids=["reference", "cpu"])
+def test_rope_table_against_reference(elem, layout, table_shape, rotary_dim, pipeline):
+    shape = (2, 3, 37, 32)
+    program = posenc.rope_table([2, 3, None, 32], layout, table_shape=table_shape,
+                                rotary_dim=rotary_dim, dtype=elem)
+    rng = np.random.default_rng(hash((elem, layout, table_shape, rotary_dim)) % 2**32)
+    x, x64 = to_elem(rng.standard_normal(shape), elem)
+    r = rotary_dim or 32
+    cos, sin, cos64, sin64 = tables(rng, tuple(table_shape) + (37, r), elem)
+    got = from_elem(posenc.compile(program, pipeline=pipeline)(x, cos, sin), elem)
+    want = ref.rope_table(x64, cos64, sin64, layout)
+    atol, rtol = ROPE_TOLERANCE[elem]
+    assert_close(got, want, atol, rtol, f"rope_table {layout} {table_shape}")
+    if rotary_dim:
+        np.testing.assert_array_equal(got[..., rotary_dim:], x64[..., rotary_dim:])
+
+
+def test_rope_table_equals_attribute_form():
+    """With the tables of a formula (cos/sin of pos * inv_freq, halves
+    duplicated) the table form is the attribute form."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 4, 19, 16))
+    positions = np.arange(19) + 5
+    inv = ref.rope_inv_freq(16, 10000.0)
+    theta = np.concatenate([positions[:, None] * inv] * 2, axis=-1)
+    np.testing.assert_allclose(ref.rope_table(x, np.cos(theta), np.sin(theta), "half"),
+                               ref.rope(x, positions, "half"), atol=1e-12)
+    inter = np.repeat(positions[:, None] * inv, 2, axis=-1)
+    np.testing.assert_allclose(
+        ref.rope_table(x, np.cos(inter), np.sin(inter), "interleaved"),
+        ref.rope(x, positions, "interleaved"), atol=1e-12)
+
+
+def test_rope_table_sequence_mismatch_is_reported():
+    program = posenc.rope_table([1, None, 16], "half")
+    fn = posenc.compile(program, pipeline=REFERENCE)
+    x = np.zeros((1, 8, 16), np.float32)
+    t = np.zeros((9, 16), np.float32)
+    with pytest.raises(posenc.PosencError, match="cos/sin tables differs"):
+        fn(x, t, t)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("table_shape,seq", [((1,), 37), ((2, 1), 19)])
+def test_attention_with_rope_tables(elem, layout, table_shape, seq):
+    program = posenc.llama_attention_tables(2, 4, 2, None, 32, layout=layout, dtype=elem,
+                                            table_shape=table_shape)
+    rng = np.random.default_rng(hash((elem, layout, table_shape, seq)) % 2**32)
+    q, q64 = to_elem(rng.standard_normal((2, 4, seq, 32)), elem)
+    k, k64 = to_elem(rng.standard_normal((2, 2, seq, 32)), elem)
+    v, v64 = to_elem(rng.standard_normal((2, 2, seq, 32)), elem)
+    cos, sin, cos64, sin64 = tables(rng, tuple(table_shape) + (seq, 32), elem)
+    qr = ref.rope_table(q64, cos64, sin64, layout)
+    kr = ref.rope_table(k64, cos64, sin64, layout)
+    if elem != "f32":  # posenc.rope stores its result in the element type
+        qr, kr = to_elem(qr, elem)[1], to_elem(kr, elem)[1]
+    want = ref.attention(qr, np.repeat(kr, 2, axis=1), np.repeat(v64, 2, axis=1),
+                         causal=True)
+    atol, rtol = TOLERANCE[elem]
+    for pipeline in (REFERENCE, FUSED, FUSED_SMALL_TILES, SCALAR_TILES):
+        got = from_elem(posenc.compile(program, pipeline=pipeline)(q, k, v, cos, sin), elem)
+        assert_close(got, want, atol, rtol, f"{pipeline} {layout} {table_shape}")
+
+
+def test_table_ropes_fuse_into_attention():
+    """posenc-fuse-attention folds both table-form ropes: one fused_attention
+    reading the tables, no posenc.rope left."""
+    program = posenc.llama_attention_tables(2, 4, 2, None, 32, table_shape=(2, 1))
+    fused = run_posenc_opt(program.ir, "builtin.module(posenc-fuse-attention)")
+    assert "posenc.rope" not in fused
+    assert fused.count("tables ") == 2 and "posenc.fused_attention" in fused
