@@ -114,3 +114,76 @@ def test_table_ropes_fuse_into_attention():
     fused = run_posenc_opt(program.ir, "builtin.module(posenc-fuse-attention)")
     assert "posenc.rope" not in fused
     assert fused.count("tables ") == 2 and "posenc.fused_attention" in fused
+
+
+# ---------------------------------------------------------------- raising
+
+RAISED = "builtin.module(posenc-cpu-pipeline)"
+UNRAISED = "builtin.module(posenc-cpu-pipeline{raise=false})"
+
+
+def hf_rope_linalg(b, h, s, d, elem):
+    """HuggingFace's apply_rotary_pos_emb with cos/sin arguments [B, S, D],
+    in the linalg form torch-mlir's TorchToLinalg writes (unsqueeze as
+    expand_shape, rotate_half as slices + negf + concat, broadcasting
+    products), as test/Dialect/Posenc/raise-rope-arguments.mlir has it."""
+    x = f"tensor<{b}x{h}x{s}x{d}x{elem}>"
+    half = f"tensor<{b}x{h}x{s}x{d // 2}x{elem}>"
+    t3 = f"tensor<{b}x{s}x{d}x{elem}>"
+    t4 = f"tensor<{b}x1x{s}x{d}x{elem}>"
+    par = '["parallel", "parallel", "parallel", "parallel"]'
+
+    def generic(result, ins, types, maps, op):
+        args = ", ".join(f"%a{i}: {elem}" for i in range(len(ins)))
+        operands = ", ".join(f"%a{i}" for i in range(len(ins)))
+        return (f"  {result} = linalg.generic {{indexing_maps = [{', '.join(maps)}, #id], "
+                f"iterator_types = {par}}} ins({', '.join(ins)} : {', '.join(types)}) "
+                f"outs(%e{'h' if 'neg' in op else ''} : {half if 'neg' in op else x}) {{\n"
+                f"  ^bb0({args}, %o: {elem}):\n    %r = {op} {operands} : {elem}\n"
+                f"    linalg.yield %r : {elem}\n  }} -> {half if 'neg' in op else x}\n")
+    return (
+        "#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>\n"
+        "#bc = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>\n"
+        f"func.func @hf_rope(%x: {x}, %cos: {t3}, %sin: {t3}) -> {x} {{\n"
+        f"  %c = tensor.expand_shape %cos [[0], [1, 2], [3]] output_shape [{b}, 1, {s}, {d}] : {t3} into {t4}\n"
+        f"  %s = tensor.expand_shape %sin [[0], [1, 2], [3]] output_shape [{b}, 1, {s}, {d}] : {t3} into {t4}\n"
+        f"  %e = tensor.empty() : {x}\n  %eh = tensor.empty() : {half}\n"
+        + generic("%xc", ["%x", "%c"], [x, t4], ["#id", "#bc"], "arith.mulf")
+        + f"  %x1 = tensor.extract_slice %x[0, 0, 0, 0] [{b}, {h}, {s}, {d // 2}] [1, 1, 1, 1] : {x} to {half}\n"
+        f"  %x2 = tensor.extract_slice %x[0, 0, 0, {d // 2}] [{b}, {h}, {s}, {d // 2}] [1, 1, 1, 1] : {x} to {half}\n"
+        + generic("%n2", ["%x2"], [half], ["#id"], "arith.negf")
+        + f"  %rot = tensor.concat dim(3) %n2, %x1 : ({half}, {half}) -> {x}\n"
+        + generic("%rs", ["%rot", "%s"], [x, t4], ["#id", "#bc"], "arith.mulf")
+        + generic("%out", ["%xc", "%rs"], [x, x], ["#id", "#id"], "arith.addf")
+        + f"  return %out : {x}\n}}\n")
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("b,h,s,d", [(1, 4, 8, 16), (2, 3, 19, 64)])
+def test_argument_tables_raised_equals_unraised(elem, b, h, s, d):
+    """HF-style RoPE with cos/sin arguments raises to the table form; the
+    program with raise=true, with raise=false and float64 agree. The tables
+    are HF's own (cos/sin of positions * inv_freq, halves duplicated), at
+    positions offset per batch; f32 tolerances as the standalone op's, f16 /
+    bf16 looser for the graph's own rounding of each product (raise=false
+    rounds x*cos and rotate_half(x)*sin to the type before the sum)."""
+    ir = hf_rope_linalg(b, h, s, d, elem)
+    raised_ir = run_posenc_opt(ir, "builtin.module(posenc-raise)")
+    assert "tables(" in raised_ir and "linalg.generic" not in raised_ir
+    rng = np.random.default_rng(b * 100 + s)
+    x, x64 = to_elem(rng.standard_normal((b, h, s, d)), elem)
+    positions = np.arange(s)[None, :] + 7 * np.arange(b)[:, None]
+    inv = ref.rope_inv_freq(d, 10000.0)
+    emb = np.concatenate([positions[..., None] * inv] * 2, axis=-1)
+    cos, cos64 = to_elem(np.cos(emb), elem)
+    sin, sin64 = to_elem(np.sin(emb), elem)
+    want = ref.rope_table(x64, cos64[:, None], sin64[:, None], "half")
+    atol, rtol = {"f32": (1e-5, 1e-5), "f16": (8e-3, 8e-3), "bf16": (6e-2, 6e-2)}[elem]
+    raised = from_elem(posenc.compile(ir, pipeline=RAISED)(x, cos, sin), elem)
+    unraised = from_elem(posenc.compile(ir, pipeline=UNRAISED)(x, cos, sin), elem)
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(unraised, want, atol, rtol, "raise=false vs numpy")
+    assert_close(raised, unraised, atol, rtol, "raise=true vs raise=false")
+    # The table form here is the attribute form's rotation.
+    assert_close(want, ref.rope(x64, positions, "half"), *ROPE_TOLERANCE[elem],
+                 "table form vs attribute form")

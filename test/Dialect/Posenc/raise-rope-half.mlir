@@ -90,8 +90,10 @@ func.func @bf16_rope(%x: tensor<1x2x6x16xbf16>, %pos: tensor<1x6xi32>) -> tensor
 // Near miss: the angles themselves in f16 (positions and inverse
 // frequencies rounded to f16 before the product, so position 2049 is
 // 2048): not what posenc.rope computes; left alone.
+// The tables match no formula: the table form of posenc.rope, exactly
+// x*cos + rotate_half(x)*sin with the graph's own tables.
 // CHECK-LABEL: func.func @f16_angles(
-// CHECK-NOT: posenc.rope
+// CHECK: posenc.rope %arg0 tables(
 func.func @f16_angles(%x: tensor<1x2x6x16xf16>, %pos: tensor<1x6xi32>) -> tensor<1x2x6x16xf16> {
     %t1 = "tosa.const"() {values = dense<[[[1.0000000e+00, 3.1622776e-01, 1.0000000e-01, 3.1622779e-02, 9.9999998e-03, 3.1622779e-03, 1.0000000e-03, 3.1622779e-04]]]> : tensor<1x1x8xf16>} : () -> tensor<1x1x8xf16>
     %t2 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -121,7 +123,7 @@ func.func @f16_angles(%x: tensor<1x2x6x16xf16>, %pos: tensor<1x6xi32>) -> tensor
     %t26 = tosa.mul %x, %t14, %t25 : (tensor<1x2x6x16xf16>, tensor<1x1x6x16xf16>, tensor<1xi8>) -> tensor<1x2x6x16xf16>
     %t27 = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
     %t28 = tosa.mul %t24, %t15, %t27 : (tensor<1x2x6x16xf16>, tensor<1x1x6x16xf16>, tensor<1xi8>) -> tensor<1x2x6x16xf16>
-    // expected-remark @below {{not raised to posenc.rope: the angles are not computed in f32}}
+    // expected-remark @below {{raised to posenc.rope table form (half layout): the angles are not computed in f32}}
     %t29 = tosa.add %t26, %t28 : (tensor<1x2x6x16xf16>, tensor<1x2x6x16xf16>) -> tensor<1x2x6x16xf16>
     return %t29 : tensor<1x2x6x16xf16>
 }

@@ -91,8 +91,10 @@ func.func @yarn_unscaled_tables(%x: tensor<1x1x4x32xf32>, %pos: tensor<1x4xi32>)
 // -----
 
 // Near miss: one frequency off by 0.1 % matches no formula; left alone.
+// The tables match no formula: the table form of posenc.rope, exactly
+// x*cos + rotate_half(x)*sin with the graph's own tables.
 // CHECK-LABEL: func.func @yarn_perturbed(
-// CHECK-NOT: posenc.rope
+// CHECK: posenc.rope %arg0 tables(
 // CHECK: return
 func.func @yarn_perturbed(%x: tensor<1x1x4x32xf32>, %pos: tensor<1x4xi32>) -> tensor<1x1x4x32xf32> {
     %t1 = "tosa.const"() {values = dense<[[[1.0000000e+00, 5.6234133e-01, 3.1622776e-01, 1.7782794e-01, 1.0000000e-01, 5.6234129e-02, 2.8234623e-02, 1.3972196e-02, 6.7924997e-03, 3.2133791e-03, 1.4682005e-03, 6.3509983e-04, 2.5000001e-04, 1.4058533e-04, 7.9056947e-05, 4.4456985e-05]]]> : tensor<1x1x16xf32>} : () -> tensor<1x1x16xf32>
@@ -126,7 +128,7 @@ func.func @yarn_perturbed(%x: tensor<1x1x4x32xf32>, %pos: tensor<1x4xi32>) -> te
     %t29 = tosa.mul %x, %t16, %t28 : (tensor<1x1x4x32xf32>, tensor<1x1x4x32xf32>, tensor<1xi8>) -> tensor<1x1x4x32xf32>
     %t30 = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
     %t31 = tosa.mul %t27, %t18, %t30 : (tensor<1x1x4x32xf32>, tensor<1x1x4x32xf32>, tensor<1xi8>) -> tensor<1x1x4x32xf32>
-    // expected-remark @below {{not raised to posenc.rope: the inverse frequencies match no position-independent posenc scaling (none, linear, ntk, llama3, yarn) within 8 f32 ulps}}
+    // expected-remark @below {{raised to posenc.rope table form (half layout): the inverse frequencies match no position-independent posenc scaling (none, linear, ntk, llama3, yarn) within 8 f32 ulps}}
     %t32 = tosa.add %t29, %t31 : (tensor<1x1x4x32xf32>, tensor<1x1x4x32xf32>) -> tensor<1x1x4x32xf32>
     return %t32 : tensor<1x1x4x32xf32>
 }
@@ -134,8 +136,10 @@ func.func @yarn_perturbed(%x: tensor<1x1x4x32xf32>, %pos: tensor<1x4xi32>) -> te
 // -----
 
 // Near miss: cos and sin times different constants is not a rotation.
+// The tables match no formula: the table form of posenc.rope, exactly
+// x*cos + rotate_half(x)*sin with the graph's own tables.
 // CHECK-LABEL: func.func @different_table_scales(
-// CHECK-NOT: posenc.rope
+// CHECK: posenc.rope %arg0 tables(
 // CHECK: return
 func.func @different_table_scales(%x: tensor<1x1x4x32xf32>, %pos: tensor<1x4xi32>) -> tensor<1x1x4x32xf32> {
     %t1 = "tosa.const"() {values = dense<[[[1.0000000e+00, 5.6234133e-01, 3.1622776e-01, 1.7782794e-01, 1.0000000e-01, 5.6234129e-02, 2.8234623e-02, 1.3972196e-02, 6.7857141e-03, 3.2133791e-03, 1.4682005e-03, 6.3509983e-04, 2.5000001e-04, 1.4058533e-04, 7.9056947e-05, 4.4456985e-05]]]> : tensor<1x1x16xf32>} : () -> tensor<1x1x16xf32>
@@ -170,7 +174,7 @@ func.func @different_table_scales(%x: tensor<1x1x4x32xf32>, %pos: tensor<1x4xi32
     %t29 = tosa.mul %x, %t16, %t28 : (tensor<1x1x4x32xf32>, tensor<1x1x4x32xf32>, tensor<1xi8>) -> tensor<1x1x4x32xf32>
     %t30 = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
     %t31 = tosa.mul %t27, %t18, %t30 : (tensor<1x1x4x32xf32>, tensor<1x1x4x32xf32>, tensor<1xi8>) -> tensor<1x1x4x32xf32>
-    // expected-remark @below {{not raised to posenc.rope: cos and sin are multiplied by different constants}}
+    // expected-remark @below {{raised to posenc.rope table form (half layout): cos and sin are multiplied by different constants}}
     %t32 = tosa.add %t29, %t31 : (tensor<1x1x4x32xf32>, tensor<1x1x4x32xf32>) -> tensor<1x1x4x32xf32>
     return %t32 : tensor<1x1x4x32xf32>
 }

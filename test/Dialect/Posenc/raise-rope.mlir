@@ -233,8 +233,10 @@ func.func @sign_on_wrong_half(%x: tensor<1x2x6x16xf32>, %pos: tensor<1x6xi32>) -
 // -----
 
 // Near miss: x * sin + rotate_half(x) * cos.
+// The tables match no formula: the table form of posenc.rope, exactly
+// x*cos + rotate_half(x)*sin with the graph's own tables.
 // CHECK-LABEL: func.func @cos_sin_swapped(
-// CHECK-NOT: posenc.rope
+// CHECK: posenc.rope %arg0 tables(
 func.func @cos_sin_swapped(%x: tensor<1x2x6x16xf32>, %pos: tensor<1x6xi32>) -> tensor<1x2x6x16xf32> {
     %t1 = "tosa.const"() {values = dense<[[[1.0000000e+00, 3.1622776e-01, 1.0000000e-01, 3.1622779e-02, 9.9999998e-03, 3.1622779e-03, 1.0000000e-03, 3.1622779e-04]]]> : tensor<1x1x8xf32>} : () -> tensor<1x1x8xf32>
     %t2 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -262,7 +264,7 @@ func.func @cos_sin_swapped(%x: tensor<1x2x6x16xf32>, %pos: tensor<1x6xi32>) -> t
     %t24 = tosa.mul %x, %t13, %t23 : (tensor<1x2x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1xi8>) -> tensor<1x2x6x16xf32>
     %t25 = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
     %t26 = tosa.mul %t22, %t11, %t25 : (tensor<1x2x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1xi8>) -> tensor<1x2x6x16xf32>
-    // expected-remark @below {{not raised to posenc.rope: x is not multiplied by cos(emb) and rotate_half(x) by sin(emb) of one angle tensor emb read along (S, D)}}
+    // expected-remark @below {{raised to posenc.rope table form (half layout): x is not multiplied by cos(emb) and rotate_half(x) by sin(emb) of one angle tensor emb read along (S, D)}}
     %t27 = tosa.add %t24, %t26 : (tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) -> tensor<1x2x6x16xf32>
     return %t27 : tensor<1x2x6x16xf32>
 }
@@ -271,8 +273,10 @@ func.func @cos_sin_swapped(%x: tensor<1x2x6x16xf32>, %pos: tensor<1x6xi32>) -> t
 
 // Near miss: one inverse frequency off by 0.1%: no posenc formula.
 // (A uniform 0.1% drift per pair would be another base, and raised.)
+// The tables match no formula: the table form of posenc.rope, exactly
+// x*cos + rotate_half(x)*sin with the graph's own tables.
 // CHECK-LABEL: func.func @frequencies_match_no_formula(
-// CHECK-NOT: posenc.rope
+// CHECK: posenc.rope %arg0 tables(
 func.func @frequencies_match_no_formula(%x: tensor<1x2x6x16xf32>, %pos: tensor<1x6xi32>) -> tensor<1x2x6x16xf32> {
     %t1 = "tosa.const"() {values = dense<[[[1.0000000e+00, 3.1622776e-01, 1.0000000e-01, 3.1654403e-02, 9.9999998e-03, 3.1622779e-03, 1.0000000e-03, 3.1622779e-04]]]> : tensor<1x1x8xf32>} : () -> tensor<1x1x8xf32>
     %t2 = tosa.const_shape {values = dense<[1, 6, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
@@ -300,7 +304,7 @@ func.func @frequencies_match_no_formula(%x: tensor<1x2x6x16xf32>, %pos: tensor<1
     %t24 = tosa.mul %x, %t11, %t23 : (tensor<1x2x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1xi8>) -> tensor<1x2x6x16xf32>
     %t25 = "tosa.const"() {values = dense<0> : tensor<1xi8>} : () -> tensor<1xi8>
     %t26 = tosa.mul %t22, %t13, %t25 : (tensor<1x2x6x16xf32>, tensor<1x1x6x16xf32>, tensor<1xi8>) -> tensor<1x2x6x16xf32>
-    // expected-remark @below {{not raised to posenc.rope: the inverse frequencies match no position-independent posenc scaling (none, linear, ntk, llama3, yarn) within 8 f32 ulps}}
+    // expected-remark @below {{raised to posenc.rope table form (half layout): the inverse frequencies match no position-independent posenc scaling (none, linear, ntk, llama3, yarn) within 8 f32 ulps}}
     %t27 = tosa.add %t24, %t26 : (tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32>) -> tensor<1x2x6x16xf32>
     return %t27 : tensor<1x2x6x16xf32>
 }

@@ -106,7 +106,29 @@ struct RopeMatch {
   RopeFrequencies frequencies;
   /// The constant cos and sin are multiplied by (the attention factor).
   double tableScale = 1.0;
+  /// The table form (posenc.rope with cos/sin operands): the tensors the
+  /// products read as cos and sin, with the indexing maps they are read
+  /// through; set when the tables match no formula (`tableFormReason`
+  /// says why) or arrive as they are (function arguments).
+  mlir::Value cosTable, sinTable;
+  mlir::AffineMap cosMap, sinMap;
+  std::string tableFormReason;
+  bool isTableForm() const { return static_cast<bool>(cosTable); }
 };
+
+/// Whether `table`, read through `map` by an elementwise product over `rank`
+/// loops, is a [..., S, D] table broadcast over the leading dims (what
+/// posenc.rope's table form takes, after inserting unit dims).
+bool isBroadcastRopeTable(mlir::Value table, mlir::AffineMap map, int64_t rank);
+
+/// Replaces `root` by the table form of posenc.rope on `m.input` with
+/// `m.cosTable`/`m.sinTable` brought to the right-aligned [..., S, R] form
+/// the op takes (unit dims inserted where the maps broadcast); fails when
+/// a map is no such broadcast.
+mlir::LogicalResult replaceWithTableRope(mlir::PatternRewriter &rewriter,
+                                         mlir::Operation *root,
+                                         const RopeMatch &m, Layout layout,
+                                         bool emitRemark);
 
 /// Matches the angles `f = float(positions) * inv_freq` ([..., S, R/2],
 /// positions along dim -2, the constant inverse frequencies along dim -1)

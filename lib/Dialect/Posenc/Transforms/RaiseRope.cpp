@@ -223,35 +223,80 @@ static std::optional<RopeMatch> matchRope(Value out, std::string &why) {
         cosTable = matchTable(cosMul, cosMul.args[1 - i]);
         sinTable = matchTable(sinMul, sinMul.args[1 - j]);
         m.input = rotated;
+        // What the products read as tables, for the table form.
+        const Elementwise::Arg &ct = cosMul.args[1 - i], &st = sinMul.args[1 - j];
+        if (ct.input && st.input) {
+          m.cosTable = ct.input->get();
+          m.sinTable = st.input->get();
+          m.cosMap = cosMul.map(ct);
+          m.sinMap = sinMul.map(st);
+        }
       }
   if (!m.input) {
     why = "no product is rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2]) "
           "times a table while the other is x times a table";
     return std::nullopt;
   }
+  // Whatever the tables are, the graph is x*cos + rotate_half(x)*sin: when
+  // they match no formula it is the table form, exactly
+  // (RaiseRopeTableForm.cpp), with the reason kept for the remark.
+  auto tableForm = [&]() -> std::optional<RopeMatch> {
+    if (!m.isTableForm())
+      return std::nullopt;
+    int64_t rank = cast<ShapedType>(m.input.getType()).getRank();
+    if (!isBroadcastRopeTable(m.cosTable, m.cosMap, rank) ||
+        !isBroadcastRopeTable(m.sinTable, m.sinMap, rank)) {
+      why += "; nor are cos and sin [..., S, D] tables broadcast over the "
+             "leading dims (the table form)";
+      return std::nullopt;
+    }
+    RopeMatch t;
+    t.input = m.input;
+    t.cosTable = m.cosTable;
+    t.sinTable = m.sinTable;
+    t.cosMap = m.cosMap;
+    t.sinMap = m.sinMap;
+    t.tableFormReason = why;
+    why.clear();
+    return t;
+  };
+  auto formOf = [](Value table) {
+    return peelUnitReshapes(peelLeadingReshapes(table));
+  };
+  if (m.isTableForm() && isa<BlockArgument>(formOf(m.cosTable)) &&
+      isa<BlockArgument>(formOf(m.sinTable))) {
+    why = "the cos/sin tables are function arguments";
+    return tableForm();
+  }
   // Tables known at compile time (folded by the exporter, or a sliced
   // buffer): matched by value (RaiseRopeTables.cpp).
   if ((!cosEmb || !sinEmb) && cosTable && sinTable &&
       (matchConstantRopeTables(cosTable, sinTable, m.input, m, why) ||
-       !why.empty()))
-    return why.empty() ? std::optional<RopeMatch>(m) : std::nullopt;
+       !why.empty())) {
+    if (why.empty()) {
+      m.cosTable = m.sinTable = Value();
+      return m;
+    }
+    return tableForm();
+  }
   if (!cosEmb || !sinEmb || cosEmb != sinEmb) {
     why = "x is not multiplied by cos(emb) and rotate_half(x) by sin(emb) of "
           "one angle tensor emb read along (S, D)";
-    return std::nullopt;
+    return tableForm();
   }
   auto halves = matchHalvesConcat(cosEmb);
   if (!halves || halves->first != halves->second) {
     why = "the angles are not concat(f, f) along the last dim";
-    return std::nullopt;
+    return tableForm();
   }
   if (cosScale != sinScale) {
     why = "cos and sin are multiplied by different constants";
-    return std::nullopt;
+    return tableForm();
   }
   if (!matchRopeAngles(halves->first, m.input, m, why))
-    return std::nullopt;
+    return tableForm();
   m.tableScale = cosScale;
+  m.cosTable = m.sinTable = Value();
   return m;
 }
 
@@ -331,6 +376,8 @@ struct RaiseRope : OpRewritePattern<linalg::GenericOp> {
     std::optional<RopeMatch> m = matchRope(op->getResult(0), why);
     if (!m)
       return rewriter.notifyMatchFailure(op, why);
+    if (m->isTableForm())
+      return replaceWithTableRope(rewriter, op, *m, Layout::half, remarks);
     return replaceWithRope(rewriter, op, *m, Layout::half, remarks);
   }
 
@@ -345,14 +392,34 @@ struct CollapseAboveRope : OpRewritePattern<tensor::CollapseShapeOp> {
   LogicalResult matchAndRewrite(tensor::CollapseShapeOp collapse,
                                 PatternRewriter &rewriter) const override {
     auto rope = collapse.getSrc().getDefiningOp<RopeOp>();
-    if (!rope || !rope->hasOneUse() || !reshapesOnlyLeadingDims(collapse) ||
-        cast<ShapedType>(rope.getPositions().getType()).getRank() != 1)
+    if (!rope || !rope->hasOneUse() || !reshapesOnlyLeadingDims(collapse))
       return failure();
+    // Table form: tables [1..., S, D] become [S, D]; per-batch tables
+    // [B, 1, S, D] would not follow a merged (B, H): they stay below.
+    if (rope.hasTables()) {
+      auto tableType = cast<RankedTensorType>(rope.getCos().getType());
+      if (llvm::any_of(tableType.getShape().drop_back(2),
+                       [](int64_t d) { return d != 1; }))
+        return failure();
+    } else if (cast<ShapedType>(rope.getPositions().getType()).getRank() != 1) {
+      return failure();
+    }
     auto input = tensor::CollapseShapeOp::create(
         rewriter, collapse.getLoc(), rope.getInput(),
         collapse.getReassociationIndices());
     auto moved = cast<RopeOp>(rewriter.clone(*rope));
     moved.getInputMutable().assign(input);
+    if (rope.hasTables()) {
+      int64_t tRank = cast<RankedTensorType>(rope.getCos().getType()).getRank();
+      ReassociationIndices seq;
+      for (int64_t k = 0; k + 1 < tRank; ++k)
+        seq.push_back(k);
+      SmallVector<ReassociationIndices> groups = {seq, {tRank - 1}};
+      for (OpOperand *table : {&moved.getCosMutable()[0], &moved.getSinMutable()[0]})
+        if (tRank > 2)
+          table->set(tensor::CollapseShapeOp::create(
+              rewriter, collapse.getLoc(), table->get(), groups));
+    }
     moved.getResult().setType(collapse.getResultType());
     rewriter.replaceOp(collapse, moved.getResult());
     return success();
