@@ -77,9 +77,16 @@ def PosencRaisePass : Pass<"posenc-raise"> {
       `f = float(positions) * inv_freq`. The constant `inv_freq` is compared
       numerically (within 8 f32 ulps) with posenc's own formulas to recover
       `base` and the scaling (none, linear, llama3, yarn with the default
-      betas; NTK is `none` with the adjusted base); no match, no rewrite. A
+      betas; NTK is `none` with the adjusted base). A
       constant on both cos and sin (yarn's attention scaling) becomes the
       op's attention factor, explicit unless the scaling implies it.
+      Tables that match no formula, and tables that are function arguments
+      (HuggingFace passes cos/sin to every layer), give the **table form**
+      `posenc.rope %x tables(%cos, %sin : ...)`, which is exactly
+      `x*cos + rotate_half(x)*sin` for any tables: the tables as the
+      products read them (broadcast over the leading dims; dims the maps
+      drop restored by a `tensor.expand_shape`); the remark says why no
+      formula applied.
     - **RoPE, interleaved layout** rooted at the reshape back of
       `concat(a cos - b sin, a sin + b cos)` where `a`, `b` are the two
       elements of each pair of `x` reshaped to `[..., D/2, 2]` (Meta's LLaMA
