@@ -158,6 +158,19 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
   bufferization.materialize_in_destination %o in restrict writable %out : ({qt}, {mt}) -> ()
   return
 }}"""
+        if enc == "deberta":
+            # DeBERTa-v3's form: both terms, per-head projected tables of 2k
+            # rows, log buckets (k = position_buckets, max_relative_positions).
+            kk, mrp = p["span"], p["max_rel"]
+            tt = ttype([h, 2 * kk, d])
+            return f"""
+func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %pk: {tt}, %pq: {tt}, %out: {mt}) {{
+  %o = posenc.disentangled_attention %q, %k, %v pos_key(%pk : {tt}) pos_query(%pq : {tt})
+      {{position_buckets = {kk} : i64, max_relative_positions = {mrp} : i64{", causal" if causal else ""}}}
+      : {qt}, {kt}, {kt} -> {qt}
+  bufferization.materialize_in_destination %o in restrict writable %out : ({qt}, {mt}) -> ()
+  return
+}}"""
         bias = ""
         if enc == "t5":
             # A decoder's T5 bias (causal buckets, 32 buckets, max_distance
@@ -231,6 +244,10 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
             return ref.rel_pos_attention(a[0], a[1], a[2], a[3], rel_value=a[4], causal=causal)
         if enc == "xl":
             return ref.xl_attention(*a[:6], causal=causal)
+        if enc == "deberta":
+            return ref.disentangled_attention(
+                *a[:3], pos_key=a[3], pos_query=a[4], position_buckets=p["span"],
+                max_relative_positions=p["max_rel"], causal=causal)
         q, k, v = a[:3]
         bias = None
         if enc in ("rope", "xpos"):
@@ -271,6 +288,9 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %rel: {rt}, %u: {bt}, %pb: {bt}, 
         if enc == "xl":
             args.append(rng.standard_normal((h, 2 * s - 1, d), dtype=np.float32))
             args += [0.5 * rng.standard_normal((h, d), dtype=np.float32) for _ in range(2)]
+        if enc == "deberta":
+            args += [rng.standard_normal((h, 2 * p["span"], d), dtype=np.float32)
+                     for _ in range(2)]
         return args, np.empty_like(q)
 
 
@@ -382,6 +402,8 @@ def all_cases(quick):
                           s=64, d=32, h=4, encoding="xl"))
         cases.append(Case("attn-t5-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="t5"))
+        cases.append(Case("attn-deberta-s64", "attention", ["fused", "reference"],
+                          s=64, d=32, h=4, encoding="deberta", span=8, max_rel=20))
         cases.append(Case("attn-xpos-s64", "attention", ["fused", "reference"],
                           s=64, d=32, h=4, encoding="xpos"))
         cases.append(Case("tosa-llama-s64", "tosa_llama", ["raised", "handwritten", "unraised"],
@@ -410,6 +432,12 @@ def all_cases(quick):
     for d in (64, 128):
         cases.append(Case(f"attn-xl-s2048-d{d}", "attention", ["fused"],
                           s=2048, d=d, h=32, encoding="xl"))
+    # DeBERTa (both terms, DeBERTa-v3's k = 256 log buckets with
+    # max_relative_positions 512, per-head tables; causal as the plain case
+    # it is compared with; issue 14: within 2.5x of plain).
+    for d in (64, 128):
+        cases.append(Case(f"attn-deberta-s2048-d{d}", "attention", ["fused"],
+                          s=2048, d=d, h=32, encoding="deberta", span=256, max_rel=512))
     # xPos and T5 next to plain causal attention at the same sizes (issue 14:
     # within 10 % of plain).
     for d in (64, 128):

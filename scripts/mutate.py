@@ -42,6 +42,7 @@ SHAW_TESTS = ["test_execution.py -k rel_pos", "test_fused_execution.py -k shaw",
 KV_TESTS = ["test_kv_cache_execution.py"]
 DECODE_TESTS = ["test_decode_schedule.py", "test_kv_cache_execution.py"]
 T5_TESTS = ["test_t5.py", "test_t5_attention.py"]
+DEBERTA_TESTS = ["test_deberta.py"]
 
 # (name, what the bug is, pattern, replacement, pytest selections)
 CATALOGUE = [
@@ -118,6 +119,10 @@ CATALOGUE = [
     ("t5-exact-range", "T5's exact buckets stop one distance early",
      r"CmpIPredicate::slt, n, exactV\)",
      r"CmpIPredicate::slt, n, indexConst(b, loc, exact - 1))", T5_TESTS),
+    ("deberta-band-index", "the fused DeBERTa band's index row is one distance off",
+     r"buildDisentangledIndex\(b, loc, dist, zeroIdx,",
+     r"buildDisentangledIndex(b, loc, arith::AddIOp::create(b, loc, dist, "
+     r"indexConst(b, loc, 1)), zeroIdx,", DEBERTA_TESTS),
     ("shaw-clamp-bound", "relative distances clamp at K - 1 instead of K",
      r"r = arith::MinSIOp::create\(b, loc, r, indexConst\(b, loc, maxDist\)\)",
      r"r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist - 1))", SHAW_TESTS),

@@ -144,7 +144,11 @@ void posenc::buildPosencToNVVMPipeline(
   // lowering and elementwise fusion, which on the fused path stays outside
   // the attention tiles.
   if (options.fused) {
-    pm.addPass(createPosencFuseAttentionPass());
+    // DeBERTa stays posenc.disentangled_attention: the kernels have no band
+    // product, so the reference lowering below lowers it.
+    PosencFuseAttentionPassOptions fuseOptions;
+    fuseOptions.disentangled = false;
+    pm.addPass(createPosencFuseAttentionPass(fuseOptions));
     // f16/bf16 attention: one tensor-core kernel, built on tensors; what it
     // does not take (f32, rel_value, ...) goes on to the decomposition.
     if (options.tensorCores) {

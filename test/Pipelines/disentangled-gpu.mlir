@@ -1,6 +1,7 @@
-// posenc.disentangled_attention on the GPU path. posenc-fuse-attention
-// leaves the op alone (no fused form yet), so --posenc-to-nvvm, fused or
-// not, lowers it with the reference lowering: each parallel loop nest (the
+// posenc.disentangled_attention on the GPU path. The NVVM pipeline runs
+// posenc-fuse-attention with disentangled=false (its kernels have no band
+// product for DeBERTa's fused terms, which the CPU pipeline uses), so
+// --posenc-to-nvvm, fused or not, lowers the op with the reference lowering: each parallel loop nest (the
 // [Sq, Sk] table-row index with DeBERTa's bucket, the gathered scores, the
 // softmax, P V) becomes a kernel. The bucket's f64 logarithm is libdevice's
 // log inlined as f64 FMAs (no external call), its ceil cvt.rpi.f32.f32;

@@ -19,10 +19,15 @@ docs/spec.md or the C++, so three independent forms meet here:
   its transpose, r_pos over (Sk, Sk) when Sq != Sk), float64, to 1e-12;
 * the compiled op's table row for every relative position in
   (-2048, 2^14) (read back through the softmax: see `compiled_rows`)
-  against clamp(HF bucket + k), exactly; and its outputs against
-  `posenc.reference` on both CPU pipelines, f32 / f16 / bf16, causal or
-  not, Sq != Sk, dynamic sequence length, each set of terms, with and
-  without buckets, shared and per-head tables.
+  against clamp(HF bucket + k), exactly, through the reference lowering and
+  the fused path (whose band index row is a second form of the index); and
+  its outputs against `posenc.reference` on every CPU path: the reference
+  lowering, the fused path (DeBERTa's terms as per-tile band products),
+  the fused path with small tiles (8 x 16: many partial and clamped bands)
+  and the scalar tile layout (two dot products per score), f32 / f16 /
+  bf16, causal or not, Sq != Sk, dynamic sequence length, each set of
+  terms, with and without buckets, shared and per-head tables; the fused
+  ones also against the reference lowering (check_cpu_paths).
 
 Tolerances (as test_t5_attention.py): f32 atol 2e-5 + rtol 2e-4 (f32
 arithmetic against float64); f16 / bf16: inputs and tables rounded to the
@@ -34,10 +39,13 @@ import pytest
 
 import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from posenc import reference as ref  # noqa: E402
-from posenc_testutil import assert_close, from_elem, to_elem  # noqa: E402
+from posenc_testutil import (CPU_FUSED as FUSED,  # noqa: E402
+                             CPU_FUSED_SMALL_TILES as FUSED_SMALL_TILES,
+                             CPU_REFERENCE as REFERENCE,
+                             CPU_SCALAR_TILES as SCALAR_TILES, assert_close,
+                             check_cpu_paths, to_elem)
 
-REFERENCE = "builtin.module(posenc-cpu-pipeline{reference=true})"
-FUSED = "builtin.module(posenc-cpu-pipeline{reference=false})"
+ALL_FUSED = (FUSED, FUSED_SMALL_TILES, SCALAR_TILES)
 TOLERANCE = {"f32": (2e-5, 2e-4), "f16": (4e-3, 4e-3), "bf16": (3e-2, 3e-2)}
 SPAN = 1 << 20
 
@@ -169,7 +177,7 @@ func.func @rows(%q: {qt}, %k: {kt}, %v: {vt}, %t: {tt}) -> tensor<1x{sq}x{dv}xf3
 }}"""
 
 
-def compiled_rows(span, term, buckets, negative_keys, positive_rows):
+def compiled_rows(span, term, buckets, negative_keys, positive_rows, pipeline=REFERENCE):
     """The table row c(r) the compiled op reads for r in (-negative_keys,
     positive_rows). The table is t[c] = c * step, and the term's other
     factor is 1 with q . k = 0 (c2p: q = 1, k = 0; p2c: q = 0, k = 1), so
@@ -184,7 +192,7 @@ def compiled_rows(span, term, buckets, negative_keys, positive_rows):
     c2p = term == "c2p"
     out = []
     for sq, sk in ((1, negative_keys), (positive_rows, 2)):
-        fn = posenc.compile(row_program(sq, sk, sk, span, term, buckets), pipeline=REFERENCE)
+        fn = posenc.compile(row_program(sq, sk, sk, span, term, buckets), pipeline=pipeline)
         q = np.full((1, sq, 1), 1.0 if c2p else 0.0, np.float32)
         k = np.full((1, sk, 1), 0.0 if c2p else 1.0, np.float32)
         v = np.eye(sk, dtype=np.float32)[None]
@@ -197,12 +205,13 @@ def compiled_rows(span, term, buckets, negative_keys, positive_rows):
     return r, c
 
 
+@pytest.mark.parametrize("pipeline", [REFERENCE, FUSED], ids=["reference", "fused"])
 @pytest.mark.parametrize("term", ["c2p", "p2c"])
 @pytest.mark.parametrize("buckets", [(256, 512), (64, 1024), (8, 20), (7, 30), (2, 3), None],
                          ids=str)
-def test_compiled_rows_are_huggingface_buckets(buckets, term):
+def test_compiled_rows_are_huggingface_buckets(buckets, term, pipeline):
     span = buckets[0] if buckets else 24
-    r, got = compiled_rows(span, term, buckets, 2048, 1 << 14)
+    r, got = compiled_rows(span, term, buckets, 2048, 1 << 14, pipeline)
     if buckets:
         with np.errstate(invalid="ignore"):
             bucket = hf_make_log_bucket_position(r, *buckets).astype(np.int64)
@@ -244,11 +253,8 @@ def deberta_case(elem, batch, heads, sq, sk, d, span, terms, buckets, causal,
     return program, args, want
 
 
-def run_paths(program, args, want, elem):
-    atol, rtol = TOLERANCE[elem]
-    for pipeline in (REFERENCE, FUSED):
-        out = from_elem(posenc.compile(program, pipeline=pipeline)(*args), elem)
-        assert_close(out, want, atol, rtol, f"{pipeline} vs numpy")
+def run_paths(program, args, want, elem, pipelines=ALL_FUSED):
+    check_cpu_paths(program, args, want, elem, *TOLERANCE[elem], pipelines)
 
 
 TERMS = [("c2p",), ("p2c",), ("c2p", "p2c")]
@@ -278,6 +284,16 @@ def test_disentangled_attention_dynamic_sequence(terms):
     program, args, want = deberta_case("f32", 1, 2, 19, 41, 16, 16, terms, (16, 40),
                                        True, per_head=False, dynamic=True, seed=11)
     run_paths(program, args, want, "f32")
+
+
+@pytest.mark.parametrize("terms", TERMS, ids="|".join)
+@pytest.mark.parametrize("sq,sk,causal", [(150, 200, True), (200, 130, False)])
+def test_disentangled_attention_many_tiles(sq, sk, causal, terms):
+    # Several query tiles and key tiles of the default 64 x 64 (partial last
+    # ones), distances past the span on both sides: bands whose rows clamp.
+    program, args, want = deberta_case("f32", 1, 2, sq, sk, 32, 16, terms, (16, 64),
+                                       causal, per_head=causal, seed=sq + sk)
+    run_paths(program, args, want, "f32", (FUSED,))
 
 
 def test_disentangled_attention_explicit_scale_and_long_distances():

@@ -4,7 +4,8 @@
 // SPEC.md's additions (kv_lengths, per-batch positions, mixed key/value
 // element types) is an error naming the form (describeUnloweredKVCacheForm),
 // so that the NVVM pipeline stops before a kernel that would ignore it;
-// likewise Transformer-XL's relative terms (rejectXlTerm).
+// likewise Transformer-XL's relative terms (rejectXlTerm) and DeBERTa's
+// terms of posenc.fused_attention (rejectDebertaTerms).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,21 @@ static LogicalResult rejectXlTerm(Operation *op) {
                          "not implement yet (--posenc-cpu-pipeline does)");
 }
 
+/// posenc.fused_attention with DeBERTa's terms is an error, for the reason
+/// of rejectXlTerm (a band product per tile). posenc.disentangled_attention
+/// itself is not: the NVVM pipeline does not fuse it and lowers it with the
+/// reference lowering.
+static LogicalResult rejectDebertaTerms(Operation *op) {
+  auto fused = dyn_cast<FusedAttentionOp>(op);
+  if (!fused || !fused.hasDebertaTerms())
+    return success();
+  return op->emitOpError(
+      "uses DeBERTa's relative terms (deberta_pos_key / deberta_pos_query), "
+      "which the GPU kernels do not implement (--posenc-cpu-pipeline does; "
+      "on the GPU use posenc.disentangled_attention, which --posenc-to-nvvm "
+      "lowers with the reference lowering)");
+}
+
 namespace {
 
 struct PosencGpuCheckKVCacheFormsPass
@@ -43,7 +59,8 @@ struct PosencGpuCheckKVCacheFormsPass
       if (isa<RopeOp, AttentionOp, FusedAttentionOp>(op) &&
           mlir::failed(rejectUnloweredKVCacheForm(op)))
         failed = true;
-      else if (mlir::failed(rejectXlTerm(op)))
+      else if (mlir::failed(rejectXlTerm(op)) ||
+               mlir::failed(rejectDebertaTerms(op)))
         failed = true;
     });
     if (failed)

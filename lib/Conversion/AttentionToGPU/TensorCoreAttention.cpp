@@ -87,6 +87,8 @@ std::string posenc::whyNotTensorCores(FusedAttentionOp op,
     return "the t5_table term is not computed on tensor cores";
   if (op.getXlRel())
     return "the xl term is not computed on tensor cores";
+  if (op.hasDebertaTerms())
+    return "DeBERTa's terms are not computed on tensor cores";
   if (RotaryAttr q = op.getQRopeAttr(); q && q.getXpos())
     return "the xPos decay is not applied on tensor cores";
   if (op.getQCos() || op.getKCos())

@@ -24,7 +24,7 @@
 // (keyLoopEnd). The body of one task is built by a layout:
 // GenericLayoutTile.cpp (the GPU mapping's) or VectorLayoutTile.cpp (the
 // CPU's), from the pieces of TileBuilders.h, RotaryPrologue.cpp,
-// ShawTerms.cpp, T5Terms.cpp and XlTerms.cpp.
+// ShawTerms.cpp, T5Terms.cpp, XlTerms.cpp and DebertaTerms.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -212,9 +212,9 @@ static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
 }
 
 /// The decode schedule of `info`, or none (prefill): vector layout, no
-/// explicit query tile, no Shaw, T5 or Transformer-XL terms (T5's tile row
-/// and XL's biases and band assume the rows of one head, and XL's band the
-/// prefill's query tile), no xPos (its centers are per query tile of one
+/// explicit query tile, no Shaw, T5, Transformer-XL or DeBERTa terms (T5's
+/// tile row and XL's biases and band assume the rows of one head, and XL's
+/// and DeBERTa's bands the prefill's query tile), no xPos (its centers are per query tile of one
 /// head), Sq static and at most
 /// kMaxDecodeRows or dynamic (then padded to kMaxDecodeRows and selected at
 /// run time). The query heads that share a K/V head are packed when Hq and
@@ -223,7 +223,8 @@ static std::optional<AttentionSchedule>
 chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
   FusedAttentionOp op = info.op;
   if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue ||
-      op.getT5Table() || info.xlRel || (info.qRope && info.qRope.getXpos()))
+      op.getT5Table() || info.xlRel || op.hasDebertaTerms() ||
+      (info.qRope && info.qRope.getXpos()))
     return std::nullopt;
   auto qType = cast<RankedTensorType>(info.q.getType());
   int64_t sq = qType.getDimSize(info.n);

@@ -6,7 +6,8 @@
 // keyLoopEnd, RoPE angles computed per element of each loaded tile, Shaw's
 // key term as the [qSize x 2K+1] product Q~ rel_key^T of the query tile read
 // per score and the value term read per (i, j, x), Transformer-XL's position
-// term as a dot product per score (XlTerms.cpp).
+// term as a dot product per score (XlTerms.cpp), likewise DeBERTa's terms
+// (DebertaTerms.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,6 +131,8 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
         Value s = contract(b, loc, c, qTile, {0, 2}, kTile, {1, 2}, s0);
         if (qvTile)
           s = addXlPositionTerm(b, loc, info, task, s, qvTile, kStart);
+        if (op.hasDebertaTerms())
+          s = addDebertaTerms(b, loc, info, task, s, qTile, kTile, kStart);
         s = modifyScores(b, loc, info, task, s, kStart, qr);
 
         SoftmaxStep step =

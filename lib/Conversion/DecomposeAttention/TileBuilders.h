@@ -350,6 +350,19 @@ mlir::Value addXlPositionTerm(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value qvTile, mlir::Value kStart);
 
 //===----------------------------------------------------------------------===//
+// DeBERTa's terms (DebertaTerms.cpp)
+//===----------------------------------------------------------------------===//
+
+/// `s` [qSize x kSize] (generic layout, key tile at `kStart`) plus the
+/// unscaled DeBERTa terms q_i . pos_key[c] + k_j . pos_query[c] (those the
+/// op has) per score, c = c(i - j), from the Q~ and K~ tiles.
+mlir::Value addDebertaTerms(mlir::OpBuilder &b, mlir::Location loc,
+                            const AttentionInfo &info,
+                            const QueryTileTask &task, mlir::Value s,
+                            mlir::Value qTile, mlir::Value kTile,
+                            mlir::Value kStart);
+
+//===----------------------------------------------------------------------===//
 // The two layouts of one task
 //===----------------------------------------------------------------------===//
 

@@ -219,6 +219,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   }
   t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
   xlBand = info.xlRel ? buildXlBand(kStart) : Value();
+  if (FusedAttentionOp(info.op).hasDebertaTerms())
+    buildDebertaBands(kStart, kTile);
   if (qrT)
     s = modifyScoresWithShawKeyTerm(s, kStart, tail);
   else
@@ -285,6 +287,8 @@ Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,
         }
         if (xlBand)
           sv = addXlTerm(b, loc, sv);
+        if (debertaC2P || debertaP2C)
+          sv = addDebertaTerms(b, loc, sv);
         Value score = arith::MulFOp::create(b, loc, sv,
                                             floatConst(b, loc, c, info.scale));
         if (t5Row)

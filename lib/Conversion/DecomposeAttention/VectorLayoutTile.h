@@ -3,8 +3,8 @@
 // Internal to lib/Conversion/DecomposeAttention: the builder of one task's
 // body in the CPU vector layout. Its methods are defined by idea in
 // VectorLayoutTile.cpp (query tile, key loops, scores, softmax, output),
-// ShawTerms.cpp (Shaw's key and value terms on the tiles), T5Terms.cpp and
-// XlTerms.cpp.
+// ShawTerms.cpp (Shaw's key and value terms on the tiles), T5Terms.cpp,
+// XlTerms.cpp and DebertaTerms.cpp.
 //
 // Differences from the generic layout, all for upstream vectorization:
 // tiles have static rows (a partial last query tile and the last key tile
@@ -128,6 +128,20 @@ private:
   mlir::Value addXlTerm(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value score);
 
+  //===--- DebertaTerms.cpp -----------------------------------------------===//
+  /// The table row c(i - j) of each distance of the key tile at `kStart`:
+  /// [debertaBandRows] i32, row u for i - j = qStart - kStart + u - (tk - 1).
+  mlir::Value buildDebertaIndexRow(mlir::Value kStart);
+  /// The rows of `table` ([H x] 2k x D) that `indexRow` selects, in the
+  /// compute type: [debertaBandRows x D].
+  mlir::Value gatherDebertaRows(mlir::Value table, mlir::Value indexRow);
+  /// DeBERTa's band products of the key tile at `kStart` (K~ tile `kTile`):
+  /// debertaC2P [rows x tq] and debertaP2C [tk x rows], those of its terms.
+  void buildDebertaBands(mlir::Value kStart, mlir::Value kTile);
+  /// `score` + the band entries of the enclosing S^T generic's element.
+  mlir::Value addDebertaTerms(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value score);
+
   mlir::OpBuilder &b;
   mlir::Location loc;
   const AttentionInfo &info;
@@ -157,6 +171,10 @@ private:
   /// (buildXlBand) and its padded row count; null / 0 without the term.
   mlir::Value xlQueryT, xlBand;
   int64_t xlBandRows = 0;
+  /// DeBERTa: the current key tile's band products (buildDebertaBands),
+  /// null without the term, and their padded band rows.
+  mlir::Value debertaC2P, debertaP2C;
+  int64_t debertaBandRows = 0;
   /// xPos: the query tile's centers (xposTileCenters), null without xPos.
   XPosTileCenters xposCenters;
   int64_t qrRows = 0;

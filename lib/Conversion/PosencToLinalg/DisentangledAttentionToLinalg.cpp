@@ -55,23 +55,6 @@ static Value loadTableElement(OpBuilder &b, Location loc, Value table,
   return castFloat(b, loc, tensor::ExtractOp::create(b, loc, table, idx), f);
 }
 
-/// Run-time checks of the table dims the verifier saw as dynamic: D, and the
-/// heads of a per-head table.
-static void buildTableChecks(OpBuilder &b, Location loc, Value table,
-                             StringRef name, Value q) {
-  if (!table)
-    return;
-  int64_t rank = cast<RankedTensorType>(table.getType()).getRank();
-  int64_t qRank = cast<RankedTensorType>(q.getType()).getRank();
-  assertDimsEqual(b, loc, table, rank - 1, q, qRank - 1,
-                  "posenc.disentangled_attention: the last dim of '" + name +
-                      "' differs from the head dim of 'query'");
-  if (rank == 3)
-    assertDimsEqual(b, loc, table, 0, q, qRank - 3,
-                    "posenc.disentangled_attention: dim 0 of '" + name +
-                        "' differs from the heads of 'query'");
-}
-
 struct DisentangledAttentionToLinalg
     : OpConversionPattern<DisentangledAttentionOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -87,10 +70,10 @@ struct DisentangledAttentionToLinalg
     int64_t n = rank - 2; // lead dims: batch..., heads
     FloatType f = computeTypeFor(qType.getElementType());
     MLIRContext *ctx = rewriter.getContext();
-    buildAttentionShapeChecks(rewriter, loc, "posenc.disentangled_attention",
-                              q, k, v, std::nullopt);
-    buildTableChecks(rewriter, loc, posKey, "pos_key", q);
-    buildTableChecks(rewriter, loc, posQuery, "pos_query", q);
+    StringRef name = "posenc.disentangled_attention";
+    buildAttentionShapeChecks(rewriter, loc, name, q, k, v, std::nullopt);
+    buildDebertaTableChecks(rewriter, loc, name, posKey, "pos_key", q);
+    buildDebertaTableChecks(rewriter, loc, name, posQuery, "pos_query", q);
 
     Value sq = tensor::DimOp::create(rewriter, loc, q, n);
     Value sk = tensor::DimOp::create(rewriter, loc, k, n);

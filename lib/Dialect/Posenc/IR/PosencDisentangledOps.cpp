@@ -101,39 +101,75 @@ static LogicalResult verifyTermOperands(DisentangledAttentionOp op) {
   return check(op.getPosQuery(), op.hasP2C(), "pos_query", "p2c");
 }
 
-/// position_buckets / max_relative_positions against the span k.
-static LogicalResult verifyBuckets(DisentangledAttentionOp op) {
-  auto buckets = static_cast<int64_t>(op.getPositionBuckets());
-  int64_t span = op.getAttentionSpan();
-  std::optional<uint64_t> maxRel = op.getMaxRelativePositions();
+/// The bucket attributes (`prefix` + position_buckets /
+/// max_relative_positions) against the span k.
+static LogicalResult verifyBuckets(Operation *op, StringRef prefix,
+                                   int64_t buckets,
+                                   std::optional<int64_t> maxRel,
+                                   int64_t span) {
+  std::string pb = (prefix + "position_buckets").str();
+  std::string mr = (prefix + "max_relative_positions").str();
   if (buckets < 0)
-    return op.emitOpError("position_buckets (")
-           << buckets << ") must be >= 0 (0: no buckets)";
+    return op->emitOpError()
+           << pb << " (" << buckets << ") must be >= 0 (0: no buckets)";
   if (buckets == 0) {
-    if (maxRel && int64_t(*maxRel) != span)
-      return op.emitOpError("without position_buckets, "
-                            "max_relative_positions (")
-             << int64_t(*maxRel) << ") is the span k and must equal half the "
-             << "rows of the position tables (" << span << ")";
+    if (maxRel && *maxRel != span)
+      return op->emitOpError()
+             << "without " << pb << ", " << mr << " (" << *maxRel
+             << ") is the span k and must equal half the rows of the "
+             << "position tables (" << span << ")";
     return success();
   }
   if (buckets < 2)
-    return op.emitOpError("position_buckets (")
-           << buckets << ") must be >= 2 (one exact bucket per direction)";
+    return op->emitOpError() << pb << " (" << buckets
+                             << ") must be >= 2 (one exact bucket per "
+                             << "direction)";
   if (span != buckets)
-    return op.emitOpError("with position_buckets = ")
-           << buckets << " the position tables must have 2 * " << buckets
-           << " rows (k = position_buckets), got 2k = " << 2 * span;
+    return op->emitOpError()
+           << "with " << pb << " = " << buckets
+           << " the position tables must have 2 * " << buckets
+           << " rows (k = " << pb << "), got 2k = " << 2 * span;
   if (!maxRel)
-    return op.emitOpError("position_buckets needs max_relative_positions "
-                          "(the max_position of the log buckets)");
+    return op->emitOpError() << pb << " needs " << mr
+                             << " (the max_position of the log buckets)";
   int64_t mid = buckets / 2;
-  if (int64_t(*maxRel) - 1 <= mid)
-    return op.emitOpError("max_relative_positions (")
-           << int64_t(*maxRel) << ") must be > position_buckets / 2 + 1 ("
-           << mid + 1 << "), or log((max_relative_positions - 1) / " << mid
+  if (*maxRel - 1 <= mid)
+    return op->emitOpError()
+           << mr << " (" << *maxRel << ") must be > " << pb << " / 2 + 1 ("
+           << mid + 1 << "), or log((" << mr << " - 1) / " << mid
            << ") is not positive";
   return success();
+}
+
+/// The position tables `prefix` + pos_key / pos_query (either may be null,
+/// not both) of query `qt`, one span for both, and the bucket attributes.
+static LogicalResult verifyDebertaTables(Operation *op, StringRef prefix,
+                                         Value posKey, Value posQuery,
+                                         RankedTensorType qt, int64_t buckets,
+                                         std::optional<int64_t> maxRel) {
+  std::optional<int64_t> rows;
+  for (auto [table, name] : {std::pair(posKey, "pos_key"),
+                             std::pair(posQuery, "pos_query")}) {
+    if (!table)
+      continue;
+    auto type = cast<RankedTensorType>(table.getType());
+    if (failed(verifyPositionTable(op, (prefix + name).str(), type, qt)))
+      return failure();
+    int64_t n = type.getDimSize(type.getRank() - 2);
+    if (rows && *rows != n)
+      return op->emitOpError("'")
+             << prefix << "pos_query' has " << n << " rows, but '" << prefix
+             << "pos_key' has " << *rows
+             << " (both are 2k rows of one relative embedding)";
+    rows = n;
+  }
+  return verifyBuckets(op, prefix, buckets, maxRel, *rows / 2);
+}
+
+static std::optional<int64_t> optionalInt(std::optional<uint64_t> v) {
+  if (!v)
+    return std::nullopt;
+  return static_cast<int64_t>(*v);
 }
 
 LogicalResult DisentangledAttentionOp::verify() {
@@ -153,22 +189,10 @@ LogicalResult DisentangledAttentionOp::verify() {
            << " and " << dimText(vt.getDimSize(h));
   if (failed(verifyTermOperands(*this)))
     return failure();
-  std::optional<int64_t> rows;
-  for (auto [table, name] : {std::pair(getPosKey(), "pos_key"),
-                             std::pair(getPosQuery(), "pos_query")}) {
-    if (!table)
-      continue;
-    auto type = cast<RankedTensorType>(table.getType());
-    if (failed(verifyPositionTable(*this, name, type, qt)))
-      return failure();
-    int64_t n = type.getDimSize(type.getRank() - 2);
-    if (rows && *rows != n)
-      return emitOpError("'pos_query' has ")
-             << n << " rows, but 'pos_key' has " << *rows
-             << " (both are 2k rows of one relative embedding)";
-    rows = n;
-  }
-  if (failed(verifyBuckets(*this)))
+  if (failed(verifyDebertaTables(
+          *this, "", getPosKey(), getPosQuery(), qt,
+          static_cast<int64_t>(getPositionBuckets()),
+          optionalInt(getMaxRelativePositions()))))
     return failure();
   if (std::optional<APFloat> s = getScale()) {
     if (!std::isfinite(s->convertToDouble()))
@@ -181,4 +205,39 @@ LogicalResult DisentangledAttentionOp::verify() {
                        "needs a static head dim D > 0 of 'query', got ")
            << dimText(d) << " (set 'scale' explicitly)";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// posenc.fused_attention's DeBERTa term
+//===----------------------------------------------------------------------===//
+
+int64_t FusedAttentionOp::getDebertaSpan() {
+  Value table = getDebertaPosKey() ? getDebertaPosKey() : getDebertaPosQuery();
+  if (!table)
+    return 0;
+  auto type = cast<RankedTensorType>(table.getType());
+  return type.getDimSize(type.getRank() - 2) / 2;
+}
+
+LogicalResult posenc::verifyFusedDebertaTerm(FusedAttentionOp op) {
+  if (!op.hasDebertaTerms()) {
+    if (op.getDebertaPositionBucketsAttr() ||
+        op.getDebertaMaxRelativePositionsAttr())
+      return op.emitOpError("deberta_position_buckets and "
+                            "deberta_max_relative_positions need a DeBERTa "
+                            "term ('deberta_pos_key' or 'deberta_pos_query')");
+    return success();
+  }
+  auto qt = cast<RankedTensorType>(op.getQuery().getType());
+  if (qt.getRank() < 3)
+    return op.emitOpError("DeBERTa's terms need a head dim: 'query' must have "
+                          "rank >= 3, got rank ")
+           << qt.getRank();
+  if (op.getKvLengths())
+    return op.emitOpError("DeBERTa's terms with 'kv_lengths' are not "
+                          "supported");
+  return verifyDebertaTables(
+      op, "deberta_", op.getDebertaPosKey(), op.getDebertaPosQuery(), qt,
+      optionalInt(op.getDebertaPositionBuckets()).value_or(0),
+      optionalInt(op.getDebertaMaxRelativePositions()));
 }

@@ -86,10 +86,13 @@ void FusedAttentionOp::build(OpBuilder &builder, OperationState &state,
         /*k_cos=*/Value(), /*k_sin=*/Value(), modOperands,
         /*rel_key=*/Value(), /*rel_value=*/Value(), /*t5_table=*/Value(),
         /*xl_rel=*/Value(), /*xl_content_bias=*/Value(),
-        /*xl_position_bias=*/Value(),
+        /*xl_position_bias=*/Value(), /*deberta_pos_key=*/Value(),
+        /*deberta_pos_query=*/Value(),
         /*q_rope=*/RotaryAttr(), /*k_rope=*/RotaryAttr(), scale,
         causal ? builder.getUnitAttr() : UnitAttr(),
-        /*t5_max_distance=*/IntegerAttr(), /*t5_bidirectional=*/UnitAttr());
+        /*t5_max_distance=*/IntegerAttr(), /*t5_bidirectional=*/UnitAttr(),
+        /*deberta_position_buckets=*/IntegerAttr(),
+        /*deberta_max_relative_positions=*/IntegerAttr());
   // Identity score_mod: (score, lead..., i, j, mods...) -> score.
   auto queryType = cast<RankedTensorType>(query.getType());
   Type computeType = queryType.getElementType().isF64()
@@ -384,7 +387,8 @@ LogicalResult FusedAttentionOp::verify() {
       failed(verifyShawTable(*this, "rel_key", "D", getRelKey(),
                              qt.getShape().back(), qt.getElementType())))
     return failure();
-  if (failed(verifyFusedT5Term(*this)) || failed(verifyFusedXlTerm(*this)))
+  if (failed(verifyFusedT5Term(*this)) || failed(verifyFusedXlTerm(*this)) ||
+      failed(verifyFusedDebertaTerm(*this)))
     return failure();
   if (getRelKey() && getRelValue()) {
     int64_t kb = cast<RankedTensorType>(getRelKey().getType()).getDimSize(0);

@@ -4,12 +4,14 @@
 // posenc.fused_attention: RoPE producers become the Q/K prologue, ALiBi and
 // other biases become the score_mod region, Shaw's relative key and value
 // terms the rel_key and rel_value operands, T5's bias the t5_table operand
-// (FuseT5Bias.cpp), posenc.xl_attention the xl term (FuseXlAttention.cpp).
+// (FuseT5Bias.cpp), posenc.xl_attention the xl term (FuseXlAttention.cpp),
+// posenc.disentangled_attention DeBERTa's terms (FuseDisentangledAttention.cpp).
 // The math is that of the
 // ops' descriptions; see posenc.fused_attention for the fused form.
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuseDisentangledAttention.h"
 #include "FuseT5Bias.h"
 #include "FuseXlAttention.h"
 
@@ -409,9 +411,10 @@ struct RelPosAttentionToFused : OpRewritePattern<RelPosAttentionOp> {
 
 struct PosencFuseAttentionPass
     : posenc::impl::PosencFuseAttentionPassBase<PosencFuseAttentionPass> {
+  using PosencFuseAttentionPassBase::PosencFuseAttentionPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populatePosencFusionPatterns(patterns);
+    populatePosencFusionPatterns(patterns, disentangled);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
@@ -419,7 +422,10 @@ struct PosencFuseAttentionPass
 
 } // namespace
 
-void posenc::populatePosencFusionPatterns(RewritePatternSet &patterns) {
+void posenc::populatePosencFusionPatterns(RewritePatternSet &patterns,
+                                          bool disentangled) {
   patterns.add<AttentionToFused, RelPosAttentionToFused>(patterns.getContext());
   populateXlAttentionFusionPatterns(patterns);
+  if (disentangled)
+    populateDisentangledAttentionFusionPatterns(patterns);
 }

@@ -506,6 +506,10 @@ void posenc::buildFusedAttentionRuntimeChecks(OpBuilder &b,
     buildXlTableChecks(b, loc, name,
                        {"xl_rel", "xl_content_bias", "xl_position_bias"}, rel,
                        op.getXlContentBias(), op.getXlPositionBias(), q, k);
+  buildDebertaTableChecks(b, loc, name, op.getDebertaPosKey(),
+                          "deberta_pos_key", q);
+  buildDebertaTableChecks(b, loc, name, op.getDebertaPosQuery(),
+                          "deberta_pos_query", q);
 }
 
 //===----------------------------------------------------------------------===//
@@ -564,11 +568,39 @@ Value posenc::buildDisentangledIndex(
   return arith::MinSIOp::create(b, loc, r, indexConst(b, loc, 2 * span - 1));
 }
 
-std::optional<DebertaBucketParams>
-posenc::getDebertaBucketParams(DisentangledAttentionOp op) {
-  auto buckets = static_cast<int64_t>(op.getPositionBuckets());
+/// DebertaBucketParams of the attributes, none without buckets.
+static std::optional<DebertaBucketParams>
+debertaBucketParams(int64_t buckets, std::optional<uint64_t> maxRel) {
   if (buckets <= 0)
     return std::nullopt;
-  return DebertaBucketParams{
-      buckets, static_cast<int64_t>(op.getMaxRelativePositions().value_or(0))};
+  return DebertaBucketParams{buckets, static_cast<int64_t>(maxRel.value_or(0))};
+}
+
+void posenc::buildDebertaTableChecks(OpBuilder &b, Location loc,
+                                     StringRef opName, Value table,
+                                     StringRef name, Value q) {
+  if (!table)
+    return;
+  int64_t rank = cast<RankedTensorType>(table.getType()).getRank();
+  int64_t qRank = cast<RankedTensorType>(q.getType()).getRank();
+  assertDimsEqual(b, loc, table, rank - 1, q, qRank - 1,
+                  opName + ": the last dim of '" + name +
+                      "' differs from the head dim of 'query'");
+  if (rank == 3)
+    assertDimsEqual(b, loc, table, 0, q, qRank - 3,
+                    opName + ": dim 0 of '" + name +
+                        "' differs from the heads of 'query'");
+}
+
+std::optional<DebertaBucketParams>
+posenc::getDebertaBucketParams(DisentangledAttentionOp op) {
+  return debertaBucketParams(static_cast<int64_t>(op.getPositionBuckets()),
+                             op.getMaxRelativePositions());
+}
+
+std::optional<DebertaBucketParams>
+posenc::getDebertaBucketParams(FusedAttentionOp op) {
+  return debertaBucketParams(
+      static_cast<int64_t>(op.getDebertaPositionBuckets().value_or(0)),
+      op.getDebertaMaxRelativePositions());
 }

@@ -82,7 +82,8 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     RecursiveMemoryEffects]> {
   let summary = "attention with fused position encodings (RoPE prologue, "
                 "score modification, Shaw's relative key and value terms, "
-                "T5's bucketed bias, Transformer-XL's relative terms)";
+                "T5's bucketed bias, Transformer-XL's and DeBERTa's relative "
+                "terms)";
   let description = [{
     Semantics: `docs/spec.md`, section `posenc.fused_attention`.
 
@@ -126,6 +127,15 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
        rank >= 3, no `kv_lengths`), the terms of `posenc.xl_attention` are
        added inside the scale: `s += scale * (u_h . k~_j + (q~_i + v_h) .
        rel[i' - j + Sq - 1])`.
+       With `deberta_pos_key` (c2p) and/or `deberta_pos_query` (p2c)
+       (DeBERTa's `tensor<[Hq x] 2k x D>`, `deberta_position_buckets` and
+       `deberta_max_relative_positions` as `posenc.disentangled_attention`'s
+       `position_buckets` and `max_relative_positions`; query rank >= 3, no
+       `kv_lengths`), that op's terms are added inside the scale:
+       `s += scale * ([c2p] q~_i . pos_key[c] + [p2c] k~_j . pos_query[c])`,
+       `c = clamp(bucket(i - j) + k, 0, 2k - 1)` with the row index `i`
+       (not `i'`), as in DeBERTa. `scale` is explicit (the fusion sets
+       `posenc.disentangled_attention`'s default, `1/sqrt(D (1 + terms))`).
     3. Score modification: `s'[L, i, j] = score_mod(s, L..., i, j, mods...)`,
        the single-block `score_mod` region, whose arguments are the score
        (type `C`), one `index` per lead dim, then `i` and `j` (absolute
@@ -160,7 +170,11 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     the query tile once; its position term is, per key tile, the band
     product `(q~_tile + v_h) . rel[band]^T` over the `Bq + Bk - 1` rows of
     `rel` the tile touches, read along the diagonals: never an `Sq x Sk` or
-    `Sq x L` tensor.
+    `Sq x L` tensor. DeBERTa's terms are, per key tile, the band products
+    `pos_key[c(band)] . q~_tile^T` and `k~_tile . pos_query[c(band)]^T`
+    over the `Bq + Bk - 1` distances `i - j` the tile touches (their table
+    rows gathered by the bucket index), read along the diagonals: never an
+    `Sq x Sk` or `Sq x 2k` tensor.
 
     ```mlir
     %o = posenc.fused_attention %q, %k, %v
@@ -204,12 +218,18 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     Optional<Posenc_FloatTensor>:$xl_rel,
     Optional<Posenc_FloatTensor>:$xl_content_bias,
     Optional<Posenc_FloatTensor>:$xl_position_bias,
+    // DeBERTa's terms (posenc.disentangled_attention): pos_key (c2p),
+    // pos_query (p2c).
+    Optional<Posenc_FloatTensor>:$deberta_pos_key,
+    Optional<Posenc_FloatTensor>:$deberta_pos_query,
     OptionalAttr<Posenc_RotaryAttr>:$q_rope,
     OptionalAttr<Posenc_RotaryAttr>:$k_rope,
     OptionalAttr<F64Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<I64Attr>:$t5_max_distance,
-    UnitAttr:$t5_bidirectional
+    UnitAttr:$t5_bidirectional,
+    OptionalAttr<I64Attr>:$deberta_position_buckets,
+    OptionalAttr<I64Attr>:$deberta_max_relative_positions
   );
   let results = (outs Posenc_FloatTensor:$result);
   let regions = (region SizedRegion<1>:$score_mod);
@@ -227,6 +247,9 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     (`xl` `(` $xl_rel^ `,` $xl_content_bias `,` $xl_position_bias `:`
      type($xl_rel) `,` type($xl_content_bias) `,` type($xl_position_bias)
      `)`)?
+    (`deberta_pos_key` `(` $deberta_pos_key^ `:` type($deberta_pos_key) `)`)?
+    (`deberta_pos_query` `(` $deberta_pos_query^ `:`
+     type($deberta_pos_query) `)`)?
     attr-dict `:` type($query) `,` type($key) `,` type($value) `->` type($result)
     `score_mod` $score_mod
   }];
@@ -252,6 +275,11 @@ def Posenc_FusedAttentionOp : Posenc_Op<"fused_attention", [
     /// K of the Shaw terms ((dim 0 of rel_key or rel_value - 1) / 2); 0
     /// without them.
     int64_t getMaxRelativeDistance();
+    /// Whether the op has DeBERTa's c2p or p2c term.
+    bool hasDebertaTerms() { return getDebertaPosKey() || getDebertaPosQuery(); }
+    /// k, the attention span of DeBERTa's terms (half the rows of their
+    /// tables); 0 without them.
+    int64_t getDebertaSpan();
     /// The score_mod block.
     ::mlir::Block &getScoreModBlock() { return getScoreMod().front(); }
     /// Whether score_mod is the identity (its body only yields the score).

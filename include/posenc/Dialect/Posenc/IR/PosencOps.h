@@ -65,6 +65,11 @@ mlir::LogicalResult verifyFusedT5Term(FusedAttentionOp op);
 /// posenc.xl_attention's verifier does (PosencRelativeOps.cpp).
 mlir::LogicalResult verifyFusedXlTerm(FusedAttentionOp op);
 
+/// Verifies DeBERTa's terms of posenc.fused_attention (`deberta_pos_key`,
+/// `deberta_pos_query` and their bucket attributes) as
+/// posenc.disentangled_attention's verifier does (PosencDisentangledOps.cpp).
+mlir::LogicalResult verifyFusedDebertaTerm(FusedAttentionOp op);
+
 /// The checks posenc.attention, posenc.rel_pos_attention and
 /// posenc.xl_attention share (PosencOps.cpp): equal ranks >= minRank, equal
 /// leading dims, q/k head dims, k/v sequence dims, element types and a

@@ -14,8 +14,11 @@ namespace posenc {
 
 /// Patterns that rewrite posenc.attention / posenc.rel_pos_attention (with
 /// the rope, alibi_bias and bias producers that feed them) into
-/// posenc.fused_attention. See the posenc-fuse-attention pass.
-void populatePosencFusionPatterns(mlir::RewritePatternSet &patterns);
+/// posenc.fused_attention, and posenc.xl_attention and (with
+/// `disentangled`) posenc.disentangled_attention into its terms. See the
+/// posenc-fuse-attention pass.
+void populatePosencFusionPatterns(mlir::RewritePatternSet &patterns,
+                                  bool disentangled = true);
 
 /// Patterns that raise linalg/tensor subgraphs (as ML front ends emit them)
 /// into posenc.rope and posenc.attention; see the posenc-raise pass for the

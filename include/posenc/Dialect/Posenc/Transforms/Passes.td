@@ -26,9 +26,17 @@ def PosencFuseAttentionPass : Pass<"posenc-fuse-attention"> {
     computed twice. RoPE with a sequence-length-dependent scaling (dynamic
     NTK, LongRoPE) is not folded. Run `posenc-decompose-attention` next.
 
-    `posenc.disentangled_attention` (DeBERTa) is left unchanged: it has no
-    fused form yet, and the pipelines lower it with `posenc-to-linalg`.
+    `posenc.disentangled_attention` (DeBERTa) becomes `posenc.fused_attention`
+    with the `deberta_pos_key`/`deberta_pos_query` terms and the op's scale
+    made explicit, unless `disentangled=false` (the NVVM pipeline's setting:
+    its kernels have no band product, so it lowers the op with
+    `posenc-to-linalg`).
   }];
+  let options = [
+    Option<"disentangled", "disentangled", "bool", /*default=*/"true",
+           "Fuse posenc.disentangled_attention (DeBERTa) into "
+           "posenc.fused_attention's deberta terms">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::cf::ControlFlowDialect",

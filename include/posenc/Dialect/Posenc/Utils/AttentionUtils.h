@@ -288,6 +288,18 @@ mlir::Value buildDisentangledIndex(mlir::OpBuilder &b, mlir::Location loc,
 /// The bucket parameters of `op`, none when it has no position_buckets.
 std::optional<DebertaBucketParams>
 getDebertaBucketParams(DisentangledAttentionOp op);
+/// Run-time checks of a DeBERTa position table `table` ([H x] 2k x D; null:
+/// none) that the verifier could only see as dynamic: the query's D and,
+/// per head, its H. Messages are prefixed by `opName` and name the operand
+/// `name`.
+void buildDebertaTableChecks(mlir::OpBuilder &b, mlir::Location loc,
+                             llvm::StringRef opName, mlir::Value table,
+                             llvm::StringRef name, mlir::Value q);
+
+/// The bucket parameters of the DeBERTa term of `op`, none without
+/// deberta_position_buckets.
+std::optional<DebertaBucketParams>
+getDebertaBucketParams(FusedAttentionOp op);
 
 } // namespace posenc
 

@@ -1,0 +1,72 @@
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=32 key-tile=64 vector-layout=1" | FileCheck %s
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=32 key-tile=64" | FileCheck %s --check-prefix=GENERIC
+// RUN: posenc-opt %s --posenc-fuse-attention | FileCheck %s --check-prefix=FUSED
+// RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=REFERENCE
+
+// DeBERTa's attention fused (SPEC.md: both terms as per-tile band products
+// gathered by index, no Sq x Sk tensor; docs/design.md, "DeBERTa's band
+// products"). Sq = 100, Sk = 180, D = 16, span k = 12 (2k = 24 table rows),
+// DeBERTa-v2 buckets.
+//
+// posenc-fuse-attention: the op's default scale 1/sqrt(D * 3) = 1/sqrt(48)
+// becomes explicit, the tables and bucket attributes DeBERTa's operands.
+// FUSED-LABEL: func.func @deberta
+// FUSED: posenc.fused_attention
+// FUSED-SAME: deberta_pos_key(%arg3 : tensor<4x24x16xf32>) deberta_pos_query(%arg4 : tensor<24x16xf32>)
+// FUSED-SAME: causal, deberta_max_relative_positions = 40 : i64, deberta_position_buckets = 12 : i64, scale = 0.1443375672974064{{[0-9]}} : f64
+//
+// CPU vector layout: per key tile, the table row of each of the
+// tq + tk - 1 = 95 distances i - j the tile touches (padded to 96: one
+// bucket per distance), the rows of pos_key and pos_query they select, the
+// c2p band product [96 x tq] = pos_key[band] Q~^T and the p2c band product
+// [tk x 96] = K~ pos_query[band]^T, read diagonally by the scale/mask
+// generic (u = iLocal - jLocal + tk - 1).
+// CHECK-LABEL: func.func @deberta
+// CHECK-NOT: tensor<{{.*}}100x180x
+// CHECK-NOT: tensor<{{.*}}100x24x
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK: math.log
+// CHECK: linalg.yield %{{.*}} : i32
+// CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
+// CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<96x16xf32>) outs(%{{.*}} : tensor<64x96xf32>)
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<96x32xf32>
+// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x96xf32>
+// CHECK-NOT: tensor<{{.*}}100x180x
+// CHECK-NOT: tensor<{{.*}}100x24x
+//
+// Generic (scalar tile) layout: both terms are dot products per score with
+// the tables read by the bucket index.
+// GENERIC-LABEL: func.func @deberta
+// GENERIC-NOT: tensor<{{.*}}100x24x
+// GENERIC: scf.forall
+// GENERIC: scf.for
+// GENERIC: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
+// GENERIC: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
+// GENERIC-NOT: tensor<{{.*}}100x180x
+// GENERIC-NOT: tensor<{{.*}}100x24x
+//
+// After the whole CPU pipeline's bufferization: no buffer of the scores'
+// (or the index's) or a [Sq, 2k] product's shape ...
+// BUFFERS-LABEL: func.func @deberta
+// BUFFERS-NOT: 100x180x
+// BUFFERS-NOT: 100x24x
+// BUFFERS: return
+//
+// ... while the reference lowering builds the scores (so the checks above
+// can fail).
+// REFERENCE-LABEL: func.func @deberta
+// REFERENCE: memref.alloc() {{.*}} : memref<1x4x100x180xf32>
+func.func @deberta(%q: tensor<1x4x100x16xf32>, %k: tensor<1x4x180x16xf32>,
+                   %v: tensor<1x4x180x16xf32>, %pk: tensor<4x24x16xf32>,
+                   %pq: tensor<24x16xf32>) -> tensor<1x4x100x16xf32> {
+  %o = posenc.disentangled_attention %q, %k, %v
+      pos_key(%pk : tensor<4x24x16xf32>) pos_query(%pq : tensor<24x16xf32>)
+      {position_buckets = 12 : i64, max_relative_positions = 40 : i64, causal}
+      : tensor<1x4x100x16xf32>, tensor<1x4x180x16xf32>,
+      tensor<1x4x180x16xf32> -> tensor<1x4x100x16xf32>
+  return %o : tensor<1x4x100x16xf32>
+}
