@@ -12,8 +12,9 @@
 // both terms depend on (i, j) only through the distance i - j, and a
 // [Bq x Bk] tile touches Bq + Bk - 1 distances. Per key tile:
 //
-//   index row:  c of each of the tile's distances (one bucket per distance,
-//               not per score);
+//   rows:       the table rows c(r) of the tile's distances, gathered by
+//               the per-op index (prepareDebertaIndex: one bucket per
+//               distance of the op, its logarithm out of the tiles);
 //   c2p:        C^T [rows x Bq] = pos_key[c(band)] Q~^T, the tile's query
 //               rows against the table rows its distances select;
 //   p2c:        P [Bk x rows] = K~ pos_query[c(band)]^T;
@@ -107,43 +108,59 @@ Value posenc::decompose::addDebertaTerms(OpBuilder &b, Location loc,
 // Vector layout
 //===----------------------------------------------------------------------===//
 
-Value VectorTileBuilder::buildDebertaIndexRow(Value kStart) {
-  // Band row u holds the distance i - j = qStart - kStart + u - (tk - 1).
-  // Rows of padded query rows or keys (dropped or masked) still get an
-  // index in [0, 2k): buildDisentangledIndex clamps.
+Value posenc::decompose::prepareDebertaIndex(OpBuilder &b, Location loc,
+                                             const AttentionInfo &info,
+                                             Value sq, Value sk) {
+  // Entry p: the row c(r) of the distance r = i - j = p - (Sk - 1), for
+  // r in [1 - Sk, Sq - 1]; none when Sq or Sk is 0.
   FusedAttentionOp op = info.op;
   int64_t span = op.getDebertaSpan();
   std::optional<DebertaBucketParams> buckets = getDebertaBucketParams(op);
-  Value first = arith::SubIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, task.qStart, kStart),
-      indexConst(b, loc, tk - 1));
+  Value one = indexConst(b, loc, 1);
+  Value count = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, sq, sk), one),
+      indexConst(b, loc, 0));
+  Value lowest = arith::SubIOp::create(b, loc, one, sk);
   Type i32 = b.getI32Type();
   return buildGeneric(
       b, loc, ValueRange(),
-      tensor::EmptyOp::create(
-          b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(debertaBandRows)}, i32),
-      {id1}, iterators(1), [&](OpBuilder &b, Location loc, ValueRange) {
-        Value dist = arith::AddIOp::create(b, loc, first,
+      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count}, i32),
+      {AffineMap::getMultiDimIdentityMap(1, b.getContext())}, iterators(1),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        Value dist = arith::AddIOp::create(b, loc, lowest,
                                            linalg::IndexOp::create(b, loc, 0));
-        Value row = buildDisentangledIndex(b, loc, dist, zeroIdx, span,
-                                           buckets);
+        Value row = buildDisentangledIndex(b, loc, dist, indexConst(b, loc, 0),
+                                           span, buckets);
         yieldValue(b, loc, arith::IndexCastOp::create(b, loc, i32, row));
       });
 }
 
-Value VectorTileBuilder::gatherDebertaRows(Value table, Value indexRow) {
-  // rows[u, d] = table[(h,) c(u), d]: [debertaBandRows x D].
+Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart) {
+  // rows[u, d] = table[(h,) c(r), d], r = i - j = qStart - kStart + u -
+  // (tk - 1): [debertaBandRows x D]. Its row of the per-op index is
+  // r + Sk - 1; padded query rows and keys (dropped or masked) and the pad
+  // rows fall outside [0, Sq + Sk - 2], the clamp keeps their loads in
+  // bounds.
+  Value index = tables.debertaIndex;
+  Value first = arith::AddIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, task.qStart, kStart),
+      arith::SubIOp::create(b, loc, task.sk, tkV));
+  Value last = arith::SubIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, index, 0), indexConst(b, loc, 1));
   Value rows = buildGeneric(
       b, loc, ValueRange(),
       tensor::EmptyOp::create(
           b, loc,
           ArrayRef<OpFoldResult>{b.getIndexAttr(debertaBandRows), dq}, c),
       {id2}, iterators(2), [&](OpBuilder &b, Location loc, ValueRange) {
+        Value p = arith::AddIOp::create(b, loc, first,
+                                        linalg::IndexOp::create(b, loc, 0));
+        p = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, p, last),
+                                   zeroIdx);
         Value at = arith::IndexCastOp::create(
             b, loc, b.getIndexType(),
-            tensor::ExtractOp::create(
-                b, loc, indexRow,
-                ValueRange{linalg::IndexOp::create(b, loc, 0)}));
+            tensor::ExtractOp::create(b, loc, index, ValueRange{p}));
         yieldValue(b, loc,
                    loadTableElement(b, loc, info, task, table, at,
                                     linalg::IndexOp::create(b, loc, 1)));
@@ -157,17 +174,26 @@ void VectorTileBuilder::buildDebertaBands(Value kStart, Value kTile) {
   // Padded to whole register tiles; the pad rows are never read.
   debertaBandRows = llvm::alignTo(tq + tk - 1, 16);
   OpFoldResult rowsI = b.getIndexAttr(debertaBandRows);
-  Value indexRow = buildDebertaIndexRow(kStart);
   if (Value posKey = op.getDebertaPosKey()) {
     // C^T [rows x tq] = pos_key[c(band)] Q~^T  (loops u, i, d)
-    debertaC2P = contract(b, loc, c, gatherDebertaRows(posKey, indexRow),
+    debertaC2P = contract(b, loc, c, gatherDebertaRows(posKey, kStart),
                           {0, 2}, qT, {2, 1}, filled({rowsI, tqI}, 0.0));
     markVectorTile(debertaC2P, {8, divisorAtMost(tq, 32), 1});
   }
   if (Value posQuery = op.getDebertaPosQuery()) {
+    // The rows transposed, [D x rows], so that the product's vector lanes
+    // (the band rows) read contiguous memory, as S^T's read Q~^T.
+    Value rows = gatherDebertaRows(posQuery, kStart);
+    Value rowsT = buildGeneric(
+        b, loc, rows,
+        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{dq, rowsI}, c),
+        {mapOf(ctx, 2, {1, 0}), id2}, iterators(2),
+        [&](OpBuilder &b, Location loc, ValueRange a) {
+          yieldValue(b, loc, a[0]);
+        });
+    markVectorTile(rowsT, {16, 16});
     // P [tk x rows] = K~ pos_query[c(band)]^T  (loops j, u, d)
-    debertaP2C = contract(b, loc, c, kTile, {0, 2},
-                          gatherDebertaRows(posQuery, indexRow), {1, 2},
+    debertaP2C = contract(b, loc, c, kTile, {0, 2}, rowsT, {2, 1},
                           filled({tkI, rowsI}, 0.0));
     markVectorTile(debertaP2C, {divisorAtMost(tk, 8),
                                 divisorAtMost(debertaBandRows, 32), 1});

@@ -362,6 +362,12 @@ mlir::Value addDebertaTerms(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value qTile, mlir::Value kTile,
                             mlir::Value kStart);
 
+/// The vector layout's per-op index of DeBERTa's terms: [Sq + Sk - 1] i32,
+/// entry p the table row c(r) of the distance r = i - j = p - (Sk - 1).
+mlir::Value prepareDebertaIndex(mlir::OpBuilder &b, mlir::Location loc,
+                                const AttentionInfo &info, mlir::Value sq,
+                                mlir::Value sk);
+
 //===----------------------------------------------------------------------===//
 // The two layouts of one task
 //===----------------------------------------------------------------------===//
@@ -379,6 +385,9 @@ struct AttentionTables {
   /// Shaw's rel_key in the compute type, rows zero-padded to a multiple of
   /// 8 (vector layout); null without the key term.
   mlir::Value relKeyPadded;
+  /// DeBERTa's table row per distance (prepareDebertaIndex; vector layout);
+  /// null without DeBERTa's terms.
+  mlir::Value debertaIndex;
   /// T5's bucket per distance (prepareT5Buckets; vector layout); null
   /// without the T5 term.
   mlir::Value t5Buckets;

@@ -129,12 +129,10 @@ private:
                         mlir::Value score);
 
   //===--- DebertaTerms.cpp -----------------------------------------------===//
-  /// The table row c(i - j) of each distance of the key tile at `kStart`:
-  /// [debertaBandRows] i32, row u for i - j = qStart - kStart + u - (tk - 1).
-  mlir::Value buildDebertaIndexRow(mlir::Value kStart);
-  /// The rows of `table` ([H x] 2k x D) that `indexRow` selects, in the
+  /// The rows of `table` ([H x] 2k x D) of the distances of the key tile at
+  /// `kStart` (row u: i - j = qStart - kStart + u - (tk - 1)), in the
   /// compute type: [debertaBandRows x D].
-  mlir::Value gatherDebertaRows(mlir::Value table, mlir::Value indexRow);
+  mlir::Value gatherDebertaRows(mlir::Value table, mlir::Value kStart);
   /// DeBERTa's band products of the key tile at `kStart` (K~ tile `kTile`):
   /// debertaC2P [rows x tq] and debertaP2C [tk x rows], those of its terms.
   void buildDebertaBands(mlir::Value kStart, mlir::Value kTile);

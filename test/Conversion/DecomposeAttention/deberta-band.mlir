@@ -16,23 +16,27 @@
 // FUSED-SAME: deberta_pos_key(%arg3 : tensor<4x24x16xf32>) deberta_pos_query(%arg4 : tensor<24x16xf32>)
 // FUSED-SAME: causal, deberta_max_relative_positions = 40 : i64, deberta_position_buckets = 12 : i64, scale = 0.1443375672974064{{[0-9]}} : f64
 //
-// CPU vector layout: per key tile, the table row of each of the
-// tq + tk - 1 = 95 distances i - j the tile touches (padded to 96: one
-// bucket per distance), the rows of pos_key and pos_query they select, the
+// CPU vector layout: the table row of every distance i - j of the op is
+// computed once before the grid ([Sq + Sk - 1] i32: the bucket's logarithm
+// leaves the tiles); per key tile, the rows of pos_key and pos_query that
+// its tq + tk - 1 = 95 distances select (padded to 96), the
 // c2p band product [96 x tq] = pos_key[band] Q~^T and the p2c band product
-// [tk x 96] = K~ pos_query[band]^T, read diagonally by the scale/mask
+// [tk x 96] = K~ pos_query[band]^T (the rows transposed first, so that the
+// band's lanes load contiguously), read diagonally by the scale/mask
 // generic (u = iLocal - jLocal + tk - 1).
 // CHECK-LABEL: func.func @deberta
 // CHECK-NOT: tensor<{{.*}}100x180x
 // CHECK-NOT: tensor<{{.*}}100x24x
-// CHECK: scf.forall
-// CHECK: scf.for
 // CHECK: math.log
 // CHECK: linalg.yield %{{.*}} : i32
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK-NOT: math.log
 // CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<96x16xf32>) outs(%{{.*}} : tensor<64x96xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<96x16xf32>) outs(%{{.*}} : tensor<16x96xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x96xf32>) outs(%{{.*}} : tensor<64x96xf32>)
 // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<96x32xf32>
 // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x96xf32>
 // CHECK-NOT: tensor<{{.*}}100x180x
