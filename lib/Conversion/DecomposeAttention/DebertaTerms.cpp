@@ -34,6 +34,7 @@
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/MathExtras.h"
@@ -136,7 +137,8 @@ Value posenc::decompose::prepareDebertaIndex(OpBuilder &b, Location loc,
       });
 }
 
-Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart) {
+Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart,
+                                           int64_t numRows) {
   // rows[u, d] = table[(h,) c(r), d], r = i - j = qStart - kStart + u -
   // (tk - 1): [debertaBandRows x D]. Its row of the per-op index is
   // r + Sk - 1; padded query rows and keys (dropped or masked) and the pad
@@ -152,7 +154,9 @@ Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart) {
       b, loc, ValueRange(),
       tensor::EmptyOp::create(
           b, loc,
-          ArrayRef<OpFoldResult>{b.getIndexAttr(debertaBandRows), dq}, c),
+          ArrayRef<OpFoldResult>{
+              b.getIndexAttr(numRows ? numRows : debertaBandRows), dq},
+          c),
       {id2}, iterators(2), [&](OpBuilder &b, Location loc, ValueRange) {
         Value p = arith::AddIOp::create(b, loc, first,
                                         linalg::IndexOp::create(b, loc, 0));
@@ -169,21 +173,59 @@ Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart) {
   return rows;
 }
 
-void VectorTileBuilder::buildDebertaBands(Value kStart, Value kTile) {
+Value VectorTileBuilder::buildDebertaC2PRows(Value kStart, int64_t numRows) {
+  // C^T [numRows x tq] = pos_key[c(band)] Q~^T  (loops u, i, d)
   FusedAttentionOp op = info.op;
-  // Padded to whole register tiles; the pad rows are never read.
-  debertaBandRows = llvm::alignTo(tq + tk - 1, 16);
+  Value rows = gatherDebertaRows(op.getDebertaPosKey(), kStart, numRows);
+  Value band =
+      contract(b, loc, c, rows, {0, 2}, qT, {2, 1},
+               filled({b.getIndexAttr(numRows ? numRows : debertaBandRows), tqI},
+                      0.0));
+  markVectorTile(band, {8, divisorAtMost(tq, 32), 1});
+  return band;
+}
+
+Value VectorTileBuilder::nextDebertaC2P(Value kStart) {
+  // The next key tile's distances are this tile's minus tk: its band rows
+  // [tk, rows) are this band's rows [0, rows - tk) (copied out first, to a
+  // buffer of its own: the two ranges overlap, and a tensor.empty would be
+  // replaced by the destination's slice), only its first tk rows are new. One tk-row product
+  // per key tile instead of a band's; the band stays in the loop's buffer.
+  Value band = debertaC2P;
+  int64_t keptRows = debertaBandRows - tk;
+  SmallVector<OpFoldResult> ones(2, b.getIndexAttr(1));
+  OpFoldResult zero = b.getIndexAttr(0), keptI = b.getIndexAttr(keptRows);
+  Value kept = tensor::ExtractSliceOp::create(
+      b, loc, band, ArrayRef<OpFoldResult>{zero, zero},
+      ArrayRef<OpFoldResult>{keptI, tqI}, ones);
+  kept = buildGeneric(
+      b, loc, kept,
+      bufferization::AllocTensorOp::create(
+          b, loc, RankedTensorType::get({keptRows, tq}, c), ValueRange()),
+      {id2, id2}, iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, a[0]);
+      });
+  markVectorTile(kept, {1, 0});
+  Value fresh =
+      buildDebertaC2PRows(arith::AddIOp::create(b, loc, kStart, tkV), tk);
+  band = tensor::InsertSliceOp::create(b, loc, kept, band,
+                                       ArrayRef<OpFoldResult>{tkI, zero},
+                                       ArrayRef<OpFoldResult>{keptI, tqI}, ones);
+  return tensor::InsertSliceOp::create(b, loc, fresh, band,
+                                       ArrayRef<OpFoldResult>{zero, zero},
+                                       ArrayRef<OpFoldResult>{tkI, tqI}, ones);
+}
+
+void VectorTileBuilder::buildDebertaBands(Value kStart, Value kTile,
+                                          Value carried) {
+  FusedAttentionOp op = info.op;
   OpFoldResult rowsI = b.getIndexAttr(debertaBandRows);
-  if (Value posKey = op.getDebertaPosKey()) {
-    // C^T [rows x tq] = pos_key[c(band)] Q~^T  (loops u, i, d)
-    debertaC2P = contract(b, loc, c, gatherDebertaRows(posKey, kStart),
-                          {0, 2}, qT, {2, 1}, filled({rowsI, tqI}, 0.0));
-    markVectorTile(debertaC2P, {8, divisorAtMost(tq, 32), 1});
-  }
+  if (op.getDebertaPosKey())
+    debertaC2P = carried;
   if (Value posQuery = op.getDebertaPosQuery()) {
     // The rows transposed, [D x rows], so that the product's vector lanes
     // (the band rows) read contiguous memory, as S^T's read Q~^T.
-    Value rows = gatherDebertaRows(posQuery, kStart);
+    Value rows = gatherDebertaRows(posQuery, kStart, 0);
     Value rowsT = buildGeneric(
         b, loc, rows,
         tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{dq, rowsI}, c),

@@ -42,6 +42,10 @@ void VectorTileBuilder::build() {
     buildShawKeyTable();
   if (info.xlRel)
     buildXlQueryTiles();
+  // DeBERTa's bands: the tq + tk - 1 distances of a tile, padded to whole
+  // register tiles (the pad rows are never read).
+  if (FusedAttentionOp(info.op).hasDebertaTerms())
+    debertaBandRows = llvm::alignTo(tq + tk - 1, 16);
 
   kEnd = keyLoopEnd(b, loc, info.causal, task);
   kBegin = zeroIdx;
@@ -160,6 +164,9 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
     init.push_back(filled({tqI}, 0.0));
     init.push_back(filled({b.getIndexAttr(innerRows), tqI}, 0.0));
   }
+  // DeBERTa's c2p band, carried from key tile to key tile (last).
+  if (FusedAttentionOp(info.op).getDebertaPosKey())
+    init.push_back(buildDebertaC2PRows(kBegin, 0));
   auto mainLoop = scf::ForOp::create(
       b, loc, kBegin, fullEnd, tkV, init,
       [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
@@ -220,7 +227,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
   xlBand = info.xlRel ? buildXlBand(kStart) : Value();
   if (FusedAttentionOp(info.op).hasDebertaTerms())
-    buildDebertaBands(kStart, kTile);
+    buildDebertaBands(kStart, kTile, iter.back());
   if (qrT)
     s = modifyScoresWithShawKeyTerm(s, kStart, tail);
   else
@@ -244,15 +251,15 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   else
     markVectorTile(accNew,
                    {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
-  if (!bucketed) {
-    scf::YieldOp::create(b, loc, ValueRange{step.mNew, step.lNew, accNew});
-    return;
+  SmallVector<Value> yielded = {step.mNew, step.lNew, accNew};
+  if (bucketed) {
+    SmallVector<Value, 3> buckets = accumulateValueBuckets(
+        kStart, step.p, step.alpha, iter[3], iter[4], iter[5]);
+    yielded.append(buckets.begin(), buckets.end());
   }
-  SmallVector<Value, 3> buckets = accumulateValueBuckets(
-      kStart, step.p, step.alpha, iter[3], iter[4], iter[5]);
-  scf::YieldOp::create(b, loc,
-                       ValueRange{step.mNew, step.lNew, accNew, buckets[0],
-                                  buckets[1], buckets[2]});
+  if (debertaC2P)
+    yielded.push_back(nextDebertaC2P(kStart));
+  scf::YieldOp::create(b, loc, yielded);
 }
 
 Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,

@@ -129,13 +129,22 @@ private:
                         mlir::Value score);
 
   //===--- DebertaTerms.cpp -----------------------------------------------===//
-  /// The rows of `table` ([H x] 2k x D) of the distances of the key tile at
-  /// `kStart` (row u: i - j = qStart - kStart + u - (tk - 1)), in the
-  /// compute type: [debertaBandRows x D].
-  mlir::Value gatherDebertaRows(mlir::Value table, mlir::Value kStart);
-  /// DeBERTa's band products of the key tile at `kStart` (K~ tile `kTile`):
-  /// debertaC2P [rows x tq] and debertaP2C [tk x rows], those of its terms.
-  void buildDebertaBands(mlir::Value kStart, mlir::Value kTile);
+  /// `numRows` rows (0: debertaBandRows) of `table` ([H x] 2k x D) of the
+  /// distances of the key tile at `kStart` (row u: i - j = qStart - kStart
+  /// + u - (tk - 1)), in the compute type: [numRows x D].
+  mlir::Value gatherDebertaRows(mlir::Value table, mlir::Value kStart,
+                                int64_t numRows);
+  /// The first `numRows` rows (0: debertaBandRows) of the c2p band of the
+  /// key tile at `kStart`: pos_key[c(band)] Q~^T, [numRows x tq].
+  mlir::Value buildDebertaC2PRows(mlir::Value kStart, int64_t numRows);
+  /// DeBERTa's bands of the key tile at `kStart` (K~ tile `kTile`):
+  /// debertaC2P = `carried` (with c2p: the loops' last value), debertaP2C
+  /// [tk x rows] (with p2c).
+  void buildDebertaBands(mlir::Value kStart, mlir::Value kTile,
+                         mlir::Value carried);
+  /// The c2p band of the key tile after the one at `kStart`, written over
+  /// debertaC2P (after its last read).
+  mlir::Value nextDebertaC2P(mlir::Value kStart);
   /// `score` + the band entries of the enclosing S^T generic's element.
   mlir::Value addDebertaTerms(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value score);

@@ -18,27 +18,37 @@
 //
 // CPU vector layout: the table row of every distance i - j of the op is
 // computed once before the grid ([Sq + Sk - 1] i32: the bucket's logarithm
-// leaves the tiles); per key tile, the rows of pos_key and pos_query that
-// its tq + tk - 1 = 95 distances select (padded to 96), the
-// c2p band product [96 x tq] = pos_key[band] Q~^T and the p2c band product
-// [tk x 96] = K~ pos_query[band]^T (the rows transposed first, so that the
-// band's lanes load contiguously), read diagonally by the scale/mask
-// generic (u = iLocal - jLocal + tk - 1).
+// leaves the tiles). A key tile's tq + tk - 1 = 95 distances (padded to 96)
+// select rows of pos_key and pos_query. The c2p band [96 x tq] =
+// pos_key[band] Q~^T is built for the first key tile before the key loop
+// and carried by it: each key tile computes the next one's first tk rows
+// ([64 x tq]) and moves the other 32 down (copied to a buffer of their
+// own). The p2c band [tk x 96] = K~ pos_query[band]^T is per key tile (the
+// gathered rows transposed first, so that the band's lanes load
+// contiguously). The scale/mask generic reads both diagonally
+// (u = iLocal - jLocal + tk - 1).
 // CHECK-LABEL: func.func @deberta
 // CHECK-NOT: tensor<{{.*}}100x180x
 // CHECK-NOT: tensor<{{.*}}100x24x
 // CHECK: math.log
 // CHECK: linalg.yield %{{.*}} : i32
 // CHECK: scf.forall
-// CHECK: scf.for
 // CHECK-NOT: math.log
 // CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
+// CHECK: %[[FIRST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[BAND:.*]] = %[[FIRST]]) -> ({{.*}}, tensor<96x32xf32>)
+// CHECK-NOT: math.log
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<96x16xf32>) outs(%{{.*}} : tensor<16x96xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x96xf32>) outs(%{{.*}} : tensor<64x96xf32>)
-// CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<96x32xf32>
+// CHECK: tensor.extract %[[BAND]][%{{.*}}, %{{.*}}] : tensor<96x32xf32>
 // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x96xf32>
+// CHECK: %[[KEPT:.*]] = bufferization.alloc_tensor() : tensor<32x32xf32>
+// CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
+// CHECK: %[[FRESH:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<64x32xf32>)
+// CHECK: %[[MOVED:.*]] = tensor.insert_slice %{{.*}} into %[[BAND]][64, 0] [32, 32]
+// CHECK: %[[NEXT:.*]] = tensor.insert_slice %[[FRESH]] into %[[MOVED]][0, 0] [64, 32]
+// CHECK: scf.yield {{.*}}, %[[NEXT]] :
 // CHECK-NOT: tensor<{{.*}}100x180x
 // CHECK-NOT: tensor<{{.*}}100x24x
 //
