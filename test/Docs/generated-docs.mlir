@@ -13,6 +13,9 @@
 // OPS-DAG: ### `posenc.t5_bias`
 // OPS-DAG: ### `posenc.disentangled_attention`
 // OPS-DAG: terms c2p
+// posenc.fused_attention's DeBERTa terms (the fused form of the op above).
+// OPS-DAG: deberta_pos_key
+// OPS-DAG: deberta_max_relative_positions
 // OPS-DAG: rope_scaling
 // PASSES-DAG: `-posenc-to-linalg`
 // The GPU preparation passes of --posenc-to-nvvm, with their options.
@@ -32,3 +35,4 @@
 // TRANSFORMS-DAG: `-posenc-fuse-attention`
 // TRANSFORMS-DAG: `-posenc-raise`
 // TRANSFORMS-DAG: -remarks
+// TRANSFORMS-DAG: -disentangled : Fuse posenc.disentangled_attention (DeBERTa)
