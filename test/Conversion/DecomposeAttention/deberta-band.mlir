@@ -1,6 +1,6 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=32 key-tile=64 vector-layout=1" | FileCheck %s
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="query-tile=32 key-tile=64" | FileCheck %s --check-prefix=GENERIC
-// RUN: posenc-opt %s --posenc-fuse-attention | FileCheck %s --check-prefix=FUSED
+// RUN: posenc-opt %s --posenc-fuse-attention | posenc-opt | FileCheck %s --check-prefix=FUSED
 // RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=REFERENCE
 
@@ -9,7 +9,7 @@
 // products"). Sq = 100, Sk = 180, D = 16, span k = 12 (2k = 24 table rows),
 // DeBERTa-v2 buckets.
 //
-// posenc-fuse-attention: the op's default scale 1/sqrt(D * 3) = 1/sqrt(48)
+// posenc-fuse-attention (printed, parsed again): the op's default scale 1/sqrt(D * 3) = 1/sqrt(48)
 // becomes explicit, the tables and bucket attributes DeBERTa's operands.
 // FUSED-LABEL: func.func @deberta
 // FUSED: posenc.fused_attention
