@@ -142,7 +142,7 @@ func.func @fused_xl_rank(%q: tensor<8x16xf32>, %r: tensor<15x16xf32>, %u: tensor
 
 func.func @fused_xl_partial(%q: tensor<1x4x8x16xf32>, %r: tensor<15x16xf32>) {
   // expected-error @+1 {{'posenc.fused_attention' op the xl term needs all of 'xl_rel', 'xl_content_bias' and 'xl_position_bias'}}
-  %o = "posenc.fused_attention"(%q, %q, %q, %r) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0>}> ({
+  %o = "posenc.fused_attention"(%q, %q, %q, %r) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0>}> ({
   ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index):
     posenc.yield %s : f32
   }) : (tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<1x4x8x16xf32>, tensor<15x16xf32>) -> tensor<1x4x8x16xf32>
