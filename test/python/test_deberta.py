@@ -310,3 +310,19 @@ def test_builder_rejects_bad_terms():
         posenc.deberta_attention(1, 2, 8, 16, 4, terms=("p2p",))
     with pytest.raises(ValueError):
         posenc.deberta_attention(1, 2, 8, 16, 4, terms=())
+
+
+@pytest.mark.parametrize("terms", TERMS, ids="|".join)
+def test_fusion_makes_the_deberta_terms_unless_disabled(terms):
+    program, _, _ = deberta_case("f32", 1, 2, 8, 8, 16, 8, terms, (8, 20), False,
+                                 per_head=True)
+    fused = posenc.run_pipeline(program, "builtin.module(posenc-fuse-attention)")
+    assert "posenc.disentangled_attention" not in fused
+    assert "posenc.fused_attention" in fused
+    assert ("deberta_pos_key(" in fused) == ("c2p" in terms)
+    assert ("deberta_pos_query(" in fused) == ("p2c" in terms)
+    assert "deberta_position_buckets = 8" in fused
+    # The NVVM pipeline's setting leaves the op to the reference lowering.
+    kept = posenc.run_pipeline(
+        program, "builtin.module(posenc-fuse-attention{disentangled=false})")
+    assert "posenc.disentangled_attention" in kept and "deberta_pos" not in kept
