@@ -119,10 +119,10 @@ CATALOGUE = [
     ("t5-exact-range", "T5's exact buckets stop one distance early",
      r"CmpIPredicate::slt, n, exactV\)",
      r"CmpIPredicate::slt, n, indexConst(b, loc, exact - 1))", T5_TESTS),
-    ("deberta-band-index", "the fused DeBERTa band's index row is one distance off",
-     r"buildDisentangledIndex\(b, loc, dist, zeroIdx,",
-     r"buildDisentangledIndex(b, loc, arith::AddIOp::create(b, loc, dist, "
-     r"indexConst(b, loc, 1)), zeroIdx,", DEBERTA_TESTS),
+    ("deberta-p2c-diagonal", "the fused DeBERTa p2c band is read in the query's "
+     "column, not along the tile's diagonal (distance i - j)",
+     r"debertaP2C, ValueRange\{jLocal, u\}",
+     r"debertaP2C, ValueRange{jLocal, iLocal}", DEBERTA_TESTS),
     ("shaw-clamp-bound", "relative distances clamp at K - 1 instead of K",
      r"r = arith::MinSIOp::create\(b, loc, r, indexConst\(b, loc, maxDist\)\)",
      r"r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist - 1))", SHAW_TESTS),
