@@ -91,7 +91,7 @@ class Case:
     def encoding_elems(self):
         """The 4-byte elements of the encoding's own inputs (Transformer-XL's
         [H, 2S - 1, D] rel table and its two [H, D] biases; positions; the
-        T5 table), counted in the inputs the peak memory is compared with."""
+        T5 table; DeBERTa's two [H, 2k, D] tables), counted in the inputs the peak memory is compared with."""
         p = self.p
         s, d, h, enc = p["s"], p["d"], p["h"], p.get("encoding", "plain")
         if enc == "xl":
@@ -102,6 +102,8 @@ class Case:
             return 32 * h
         if enc == "shaw":
             return 2 * (2 * p["K"] + 1) * d
+        if enc == "deberta":
+            return 2 * h * 2 * p["span"] * d
         return 0
 
     # Program ----------------------------------------------------------------
@@ -451,6 +453,9 @@ def all_cases(quick):
     # inputs + output; its inputs include the [H, 2S - 1, D] rel table).
     cases.append(Case("attn-xl-s16384", "attention", ["fused"], s=16384, d=128, h=32,
                       encoding="xl"))
+    # DeBERTa's likewise (both terms, k = 256: its tables are small).
+    cases.append(Case("attn-deberta-s16384", "attention", ["fused"], s=16384, d=128, h=32,
+                      encoding="deberta", span=256, max_rel=512))
     cases.append(Case("tosa-llama-s2048", "tosa_llama", ["raised", "handwritten", "unraised"],
                       s=2048, d=128, h=8, hkv=2))
     return cases + decode_cases(quick)
