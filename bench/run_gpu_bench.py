@@ -42,6 +42,9 @@ class Case:
         self.name, self.kind, self.dtype, self.p = name, kind, dtype, p
 
     def flops(self):
+        p = self.p
+        if self.kind == "decode":  # Q K^T and P V over the whole cache
+            return 4.0 * p["hq"] * p["sq"] * p["sk"] * p["d"]
         if self.kind != "attention":
             return 0.0
         p = self.p
@@ -52,11 +55,17 @@ class Case:
         width = 2 if self.dtype in ("bf16", "f16") else 4
         if self.kind == "rope":
             return 2 * width * p["h"] * p["s"] * p["d"]
+        if self.kind == "decode":  # the K/V cache read once
+            return 2 * width * p["hkv"] * p["sk"] * p["d"]
         return width * 4 * p["h"] * p["s"] * p["d"]
 
     def shapes(self):
         """(argument name, shape, element type) of @kernel."""
         p, e = self.p, self.dtype
+        if self.kind == "decode":  # f32 queries over an `e` K/V cache
+            d = p["d"]
+            return [("q", [1, p["hq"], p["sq"], d], "f32"),
+                    ("k", [1, p["hkv"], p["sk"], d], e), ("v", [1, p["hkv"], p["sk"], d], e)]
         s, d, h = p["s"], p["d"], p["h"]
         if self.kind == "rope":
             return [("x", [1, h, s, d], e), ("pos", [s], "i32")]
@@ -78,6 +87,10 @@ class Case:
         if self.kind == "rope":
             body = [f"  %r = posenc.rope %x, %pos layout {p['layout']} : {t['x']}, {t['pos']}"]
             rt = t["x"]
+        elif self.kind == "decode":
+            body = [f"  %r = posenc.attention %q, %k, %v {{causal}} : "
+                    f"{t['q']}, {t['k']}, {t['v']} -> {t['q']}"]
+            rt = t["q"]
         elif p.get("encoding") == "shaw":
             body = [f"  %r = posenc.rel_pos_attention %q, %k, %v rel_key(%rk : {t['rk']}) "
                     f"rel_value(%rv : {t['rv']}) {{causal}} : {t['q']}, {t['k']}, {t['v']} -> {t['q']}"]
@@ -168,6 +181,8 @@ def all_cases(quick, dtypes):
                                   encoding=enc))
             cases.append(Case(f"attn-shaw16-{dt}-s256", "attention", dt, h=4, s=256, d=64,
                               encoding="shaw", K=16))
+            cases.append(Case(f"decode-gqa-{dt}-sq1-sk1024", "decode", dt, hq=8, hkv=2,
+                              sq=1, sk=1024, d=64))
             continue
         for layout in ("interleaved", "half"):
             cases.append(Case(f"rope-{layout}-{dt}", "rope", dt, h=32, s=2048, d=128, layout=layout))
@@ -179,6 +194,13 @@ def all_cases(quick, dtypes):
                 for kk in (16, 64):
                     cases.append(Case(f"attn-shaw{kk}-{dt}-s{s}", "attention", dt, h=32, s=s,
                                       d=128, encoding="shaw", K=kk))
+        # Decode (docs/gpu.md, "Decode schedule"): f32 queries over a `dt`
+        # K/V cache, GQA 32/8 and MHA 32/32, D = 128; GB/s is of K/V read.
+        for hkv in (8, 32):
+            for sq in (1, 4, 16):
+                for sk in (4096, 16384, 65536):
+                    cases.append(Case(f"decode-{32 // hkv}g-{dt}-sq{sq}-sk{sk}", "decode", dt,
+                                      hq=32, hkv=hkv, sq=sq, sk=sk, d=128))
     return cases
 
 

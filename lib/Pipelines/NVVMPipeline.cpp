@@ -39,6 +39,10 @@
 
 using namespace mlir;
 
+/// The most query rows of the decode schedule (posenc-decompose-attention's
+/// kMaxDecodeRows): the tensor-core kernel leaves such ops to it.
+constexpr int64_t kGpuMaxDecodeRows = 16;
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -90,6 +94,12 @@ diagnoseOptions(const posenc::PosencNVVMPipelineOptions &options,
   else if (options.keyTile < 1)
     os << "key-tile (" << static_cast<int64_t>(options.keyTile)
        << ") must be >= 1";
+  else if (options.decodeBlocks < 1)
+    os << "decode-blocks (" << static_cast<int64_t>(options.decodeBlocks)
+       << ") must be >= 1";
+  else if (options.decodeSplits < 0)
+    os << "decode-splits (" << static_cast<int64_t>(options.decodeSplits)
+       << ") must be >= 0 (0: from the shapes)";
   else if (options.optLevel < 0 || options.optLevel > 3)
     os << "opt-level (" << static_cast<int>(options.optLevel)
        << ") must be in [0, 3]";
@@ -155,11 +165,19 @@ void posenc::buildPosencToNVVMPipeline(
       PosencGpuTensorCoreAttentionPassOptions tensorCoreOptions;
       tensorCoreOptions.warpgroupMma =
           options.warpgroupMma && options.chip == "sm_90a";
+      // Decode shapes take the decode schedule (split-K keeps every SM
+      // busy; a 64-row tensor-core tile would be mostly padding).
+      if (options.decode)
+        tensorCoreOptions.leaveDecodeRows = kGpuMaxDecodeRows;
       pm.addPass(createPosencGpuTensorCoreAttentionPass(tensorCoreOptions));
     }
     PosencDecomposeAttentionPassOptions decomposeOptions;
     decomposeOptions.queryTile = options.queryTile;
     decomposeOptions.keyTile = options.keyTile;
+    decomposeOptions.genericDecode = options.decode;
+    decomposeOptions.splitKTasks = options.decodeBlocks;
+    decomposeOptions.splitKMaxKeys = 0;
+    decomposeOptions.splitKCount = options.decodeSplits;
     pm.addPass(createPosencDecomposeAttentionPass(decomposeOptions));
   }
   // The fused path's fusion stays out of the attention tiles (see

@@ -78,6 +78,16 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     query tiles (the prefill schedule); a dynamic `Sq` gets both, selected
     at run time by one branch on `Sq <= 16`. Shaw's relative terms always
     take the prefill schedule.
+
+    With `generic-decode` (what `--posenc-to-nvvm` sets, docs/gpu.md,
+    "Decode schedule"), the generic layout gets a decode schedule too: a
+    static `Sq` of at most 16 with the `Hq/Hkv` heads of a group packed into
+    one tile of at most `query-tile` rows, the keys split until the grid has
+    at least `split-k-tasks` tasks (or into exactly `split-k-count` splits),
+    each task writing its unnormalized (max, sum, accumulator) and the
+    splits merged by their log-sum-exp; the grid is marked
+    `posenc.decode_grid` for `--posenc-gpu-map-attention`. Every other `Sq`
+    keeps the prefill schedule of `query-tile` rows unchanged.
   }];
   let options = [
     Option<"queryTile", "query-tile", "int64_t", /*default=*/"0",
@@ -100,7 +110,16 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
            "Decode schedule: the target's vector width in bits (0: the "
            "host's); a tile whose rows fit one vector of f32 puts the keys "
-           "on the vector lanes, a taller one the rows">
+           "on the vector lanes, a taller one the rows">,
+    Option<"splitKCount", "split-k-count", "int64_t", /*default=*/"0",
+           "Decode schedule: split the keys into exactly this many ranges "
+           "(an empty range merges as nothing); 0: from the shapes "
+           "(split-k-tasks, split-k-max-keys)">,
+    Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
+           "Generic layout (the GPU mapping's): the decode schedule for a "
+           "static Sq <= 16, its packed tile at most query-tile rows, the "
+           "keys split until the grid has split-k-tasks tasks (0: not for "
+           "the task count)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -297,7 +316,12 @@ def PosencGpuTensorCoreAttentionPass
            "Key/value rows per shared-memory tile (a multiple of 16)">,
     Option<"warpgroupMma", "warpgroup-mma", "bool", /*default=*/"false",
            "Warpgroup MMA (wgmma.mma_async, sm_90a only) instead of "
-           "mma.sync: one warpgroup (warps must be 4) per block">
+           "mma.sync: one warpgroup (warps must be 4) per block">,
+    Option<"leaveDecodeRows", "leave-decode-rows", "int64_t",
+           /*default=*/"0",
+           "Leave ops whose Sq is static and at most this many rows to the "
+           "decomposition's decode schedule (--posenc-to-nvvm sets 16 with "
+           "decode=true); 0: take every Sq">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
@@ -316,19 +340,20 @@ def PosencGpuTensorCoreAttentionPass
 
 def PosencGpuCheckKVCacheFormsPass
     : Pass<"posenc-gpu-check-kv-cache-forms", "::mlir::ModuleOp"> {
-  let summary = "Reports the KV-cache forms the GPU lowering does not "
+  let summary = "Reports the attention forms the GPU lowering does not "
                 "implement yet";
   let description = [{
-    The first pass of `--posenc-to-nvvm`. `kv_lengths` on posenc.attention
-    or posenc.fused_attention, per-batch positions `[B, S]` on posenc.rope or
-    the fused op, and key/value of an element type other than the query's
-    (docs/spec.md, "attention over a KV cache") are lowered on the CPU
-    (`--posenc-cpu-pipeline`, fused and reference) but not by the GPU
-    kernels yet: each op that uses one is an error naming the form, and the
-    pass fails, instead of a GPU kernel that would ignore it. The same holds
-    for Transformer-XL's relative terms (posenc.xl_attention, the xl term of
-    posenc.fused_attention): the GPU kernels' score hook is one element at a
-    time, and the per-tile band product the term needs is not in them.
+    The first pass of `--posenc-to-nvvm`: each op the GPU kernels do not
+    lower is an error naming it, and the pass fails, instead of a GPU kernel
+    that would ignore it. That is Transformer-XL's relative terms
+    (posenc.xl_attention, the xl term of posenc.fused_attention): the GPU
+    kernels' score hook is one element at a time, and the per-tile band
+    product the term needs is not in them. The KV-cache forms the pass is
+    named for (docs/spec.md, "attention over a KV cache": `kv_lengths`,
+    per-batch positions `[B, S]`, key/value of an element type other than
+    the query's) are lowered now: the FMA kernel reads them as the CPU's
+    decomposition does, the tensor-core kernel leaves them to it
+    (docs/gpu.md, "Decode schedule"), so none of them is reported.
   }];
 }
 

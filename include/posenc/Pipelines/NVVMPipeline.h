@@ -91,6 +91,27 @@ struct PosencNVVMPipelineOptions
                      "Other chips have no wgmma (sm_90 without the `a` is "
                      "the portable target) and ignore it"),
       llvm::cl::init(true)};
+  Option<bool> decode{
+      *this, "decode",
+      llvm::cl::desc("Fused attention with a static Sq <= 16 (decode): the "
+                     "decode schedule (docs/gpu.md) on the FMA kernel, "
+                     "every type: the query heads of a GQA group packed "
+                     "into one block (at most query-tile rows), the keys "
+                     "split across blocks, a log-sum-exp merge; false: the "
+                     "prefill kernels for every Sq"),
+      llvm::cl::init(true)};
+  Option<int64_t> decodeBlocks{
+      *this, "decode-blocks",
+      llvm::cl::desc("Decode schedule: split the keys until the grid has at "
+                     "least this many blocks (default 264: two per SM of a "
+                     "132-SM H100), none shorter than 4 key tiles"),
+      llvm::cl::init(264)};
+  Option<int64_t> decodeSplits{
+      *this, "decode-splits",
+      llvm::cl::desc("Decode schedule: split the keys into exactly this "
+                     "many ranges (overrides decode-blocks); 0: from the "
+                     "shapes"),
+      llvm::cl::init(0)};
   Option<bool> raise{
       *this, "raise",
       llvm::cl::desc("First raise linalg/tensor attention and RoPE subgraphs "

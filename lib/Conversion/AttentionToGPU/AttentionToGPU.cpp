@@ -24,6 +24,7 @@
 #include "TileBounds.h"
 
 #include "posenc/Conversion/AttentionToGPU/AttentionToGPU.h"
+#include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
@@ -84,7 +85,7 @@ private:
   Block *replaceForallByLaunch();
   void stageContractionOperands(Block *body);
   LogicalResult convertTileOpsToLoops(Block *body);
-  void mapParallelLoop(scf::ParallelOp loop, bool staging);
+  void mapParallelLoop(scf::ParallelOp loop, bool strided);
   FailureOr<SmallVector<int64_t>> boundedShape(memref::AllocOp alloc);
   LogicalResult replaceDimsBySizes(memref::AllocOp alloc);
   FailureOr<bool> isRowPrivate(memref::AllocOp alloc);
@@ -181,7 +182,10 @@ LogicalResult AttentionMapper::convertTileOpsToLoops(Block *body) {
   SmallVector<linalg::LinalgOp> tileOps;
   body->walk([&](linalg::LinalgOp op) { tileOps.push_back(op); });
   for (linalg::LinalgOp op : tileOps) {
-    bool staging = op->hasAttr(kStagingAttr);
+    // A tile op of few rows (kSpreadOverThreadsAttr) is strided like a
+    // staging copy: one row per thread would leave most threads idle.
+    bool strided = op->hasAttr(kStagingAttr) ||
+                   op->hasAttr(kSpreadOverThreadsAttr);
     rewriter.setInsertionPoint(op);
     FailureOr<linalg::LinalgLoops> loops =
         linalg::linalgOpToParallelLoops(rewriter, op);
@@ -194,18 +198,19 @@ LogicalResult AttentionMapper::convertTileOpsToLoops(Block *body) {
       return loops->front()->emitError(
           "posenc-gpu-map-attention: a tile op without a parallel dimension "
           "is not supported");
-    mapParallelLoop(outer, staging);
+    mapParallelLoop(outer, strided);
   }
   return success();
 }
 
 /// Replaces `loop` (the outermost parallel loop of a tile op) by its
 /// distribution over the block's threads, followed by a barrier:
-///  - one row per thread when dimension 0 is [0, ub) with ub <= block size:
+///  - one row per thread when dimension 0 is [0, ub) with ub <= block size
+///    and the op is not `strided`:
 ///      scf.if %tid < %ub { %i0 = %tid; scf.for %i1 ... { body } }
 ///  - otherwise strided over the linearized iteration space:
 ///      scf.for %l = %tid to %total step %block { %i... = delinearize(%l) }
-void AttentionMapper::mapParallelLoop(scf::ParallelOp loop, bool staging) {
+void AttentionMapper::mapParallelLoop(scf::ParallelOp loop, bool strided) {
   Location loc = loop.getLoc();
   rewriter.setInsertionPoint(loop);
   int64_t numLoops = loop.getNumLoops();
@@ -225,7 +230,7 @@ void AttentionMapper::mapParallelLoop(scf::ParallelOp loop, bool staging) {
   }
 
   std::optional<int64_t> rowBound = staticUpperBound(loop.getUpperBound()[0]);
-  bool rowPerThread = !staging &&
+  bool rowPerThread = !strided &&
                       isConstantIntValue(loop.getLowerBound()[0], 0) &&
                       isConstantIntValue(loop.getStep()[0], 1) && rowBound &&
                       *rowBound <= options.blockSize;

@@ -1,11 +1,13 @@
 //===- CheckKVCacheForms.cpp - KV-cache forms the GPU does not lower ------===//
 //
-// --posenc-gpu-check-kv-cache-forms: every op that uses a KV-cache form of
-// SPEC.md's additions (kv_lengths, per-batch positions, mixed key/value
-// element types) is an error naming the form (describeUnloweredKVCacheForm),
-// so that the NVVM pipeline stops before a kernel that would ignore it;
-// likewise Transformer-XL's relative terms (rejectXlTerm) and DeBERTa's
-// terms of posenc.fused_attention (rejectDebertaTerms).
+// --posenc-gpu-check-kv-cache-forms: an op the GPU kernels do not lower is
+// an error naming it, so that the NVVM pipeline stops before a kernel that
+// would ignore it: Transformer-XL's relative terms (rejectXlTerm) and
+// DeBERTa's terms of posenc.fused_attention (rejectDebertaTerms). The
+// KV-cache forms of SPEC.md's additions (kv_lengths, per-batch positions,
+// f16/bf16 key/value under an f32 query), which the pass was named for, are
+// all lowered now (the FMA kernel reads them as the CPU's decomposition
+// does; docs/gpu.md), so none of them is reported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,11 +58,8 @@ struct PosencGpuCheckKVCacheFormsPass
   void runOnOperation() override {
     bool failed = false;
     getOperation()->walk([&](Operation *op) {
-      if (isa<RopeOp, AttentionOp, FusedAttentionOp>(op) &&
-          mlir::failed(rejectUnloweredKVCacheForm(op)))
-        failed = true;
-      else if (mlir::failed(rejectXlTerm(op)) ||
-               mlir::failed(rejectDebertaTerms(op)))
+      if (mlir::failed(rejectXlTerm(op)) ||
+          mlir::failed(rejectDebertaTerms(op)))
         failed = true;
     });
     if (failed)

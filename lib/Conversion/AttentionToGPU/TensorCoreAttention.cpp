@@ -135,10 +135,21 @@ struct TensorCoreAttentionPattern : OpRewritePattern<FusedAttentionOp> {
 
   LogicalResult matchAndRewrite(FusedAttentionOp op,
                                 PatternRewriter &rewriter) const override {
-    // --posenc-gpu-check-kv-cache-forms reports these forms in the NVVM
-    // pipeline; run on its own, the pass leaves them to the decomposition.
-    if (!describeUnloweredKVCacheForm(op).empty())
-      return rewriter.notifyMatchFailure(op, describeUnloweredKVCacheForm(op));
+    // The KV-cache forms (kv_lengths, half K/V under an f32 query,
+    // per-batch positions) are left to the decomposition's FMA kernel.
+    std::string form = describeKVCacheForm(op);
+    if (!form.empty())
+      return rewriter.notifyMatchFailure(op, "uses " + form);
+    // So are decode shapes when asked (--posenc-to-nvvm's decode schedule).
+    int64_t sq = op.getQuery().getType().getDimSize(
+        op.getQuery().getType().getRank() - 2);
+    if (options.leaveDecodeRows > 0 && !ShapedType::isDynamic(sq) &&
+        sq <= options.leaveDecodeRows)
+      return rewriter.notifyMatchFailure(op, "decode shape (Sq <= " +
+                                                 std::to_string(
+                                                     options.leaveDecodeRows) +
+                                                 "): left to the decode "
+                                                 "schedule");
     TensorCoreAttentionOptions chosen = options;
     std::string why = whyNotTensorCores(op, chosen);
     // What wgmma cannot take (a window over the shared-memory budget) may
@@ -213,6 +224,7 @@ struct PosencGpuTensorCoreAttentionPass
     options.warps = warps;
     options.keyTile = keyTile;
     options.warpgroupMma = warpgroupMma;
+    options.leaveDecodeRows = leaveDecodeRows;
     if (warpgroupMma && (options.warps != 4 || options.keyTile > 256)) {
       getOperation()->emitError()
           << "posenc-gpu-tensor-core-attention: warpgroup-mma runs one "

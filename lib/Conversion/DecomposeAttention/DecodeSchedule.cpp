@@ -7,8 +7,9 @@
 //   scf.forall (lead dims, heads / P, split) shared_outs(M, L, ACC) {
 //     rows = (P query heads sharing one K/V head) x (the Sq query rows)
 //     keys [split * chunk, min((split + 1) * chunk, key loop end))
-//     the online softmax over those keys (VectorLayoutTile.cpp), and its
-//     unnormalized state: M[.., split, rows] = m, L[..] = l, ACC[..] = acc
+//     the online softmax over those keys (VectorLayoutTile.cpp on the CPU,
+//     GenericLayoutTile.cpp for the GPU mapping), and its unnormalized
+//     state: M[.., split, rows] = m, L[..] = l, ACC[..] = acc
 //   }
 //   merge (log-sum-exp): m* = max_s M_s; w_s = exp(M_s - m*);
 //     out = (sum_s w_s ACC_s) / (sum_s w_s L_s)   (0 for a row with no key)
@@ -16,7 +17,8 @@
 // GQA packing: the P heads' rows form one tile, so each K/V tile is loaded
 // once for all of them. Split-K: when the grid has fewer tasks than the
 // machine has threads, or the keys are many, the key range is split across
-// tasks. The merge is the online softmax's rescaling step applied once per
+// tasks (on the GPU, until the grid has enough blocks for every SM:
+// docs/gpu.md, "Decode schedule"). The merge is the online softmax's rescaling step applied once per
 // split, with the same building blocks (AttentionUtils.h), so it is exact in
 // the same sense; no Sq x Sk buffer exists, only the [splits x rows x Dv]
 // partials. The grid and the partials are upstream scf.forall shared outputs
@@ -25,6 +27,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "VectorLayoutTile.h"
+
+#include "posenc/Conversion/DecomposeAttention/DecomposeAttention.h"
 
 #include "posenc/Dialect/Posenc/Utils/AttentionUtils.h"
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
@@ -117,20 +121,28 @@ SmallVector<Value> VectorTileBuilder::rowLead(OpBuilder &b, Location loc) {
 void VectorTileBuilder::buildPartialOutput(ValueRange loopResults) {
   // m [tq], l [tq], acc [tq x Dv], at (gridLead..., split).
   SmallVector<Value, 3> results(loopResults.take_front(3));
-  SmallVector<SmallVector<OpFoldResult>> tileSizes;
-  for (Value tile : results)
-    tileSizes.push_back(tensor::getMixedSizes(b, loc, tile));
   // acc leaves through a copy: empty-tensor elimination would otherwise
   // place the key loop's accumulator in the partial buffer itself, a
   // subview whose register tiles the vector hoisting does not keep in
   // registers across the keys.
-  Value accOut = tensor::EmptyOp::create(b, loc, tileSizes[2], c);
+  Value accOut = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, results[2]), c);
   results[2] = linalg::CopyOp::create(b, loc, results[2], accOut).getResult(0);
   markVectorTile(results[2], {1, 0});
+  insertDecodePartials(b, loc, task, results);
+}
+
+void posenc::decompose::insertDecodePartials(OpBuilder &b, Location loc,
+                                             const QueryTileTask &task,
+                                             ArrayRef<Value> tiles) {
+  // The tile sizes are built in the body, not in the terminator's region.
+  SmallVector<SmallVector<OpFoldResult>> tileSizes;
+  for (Value tile : tiles)
+    tileSizes.push_back(tensor::getMixedSizes(b, loc, tile));
   scf::ForallOp forall = task.forall;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  for (auto [idx, tile] : llvm::enumerate(results)) {
+  for (auto [idx, tile] : llvm::enumerate(tiles)) {
     SmallVector<OpFoldResult> offsets(task.gridLead.begin(),
                                       task.gridLead.end());
     offsets.push_back(task.split);
@@ -197,6 +209,28 @@ static KeySplits buildKeySplits(OpBuilder &b, Location loc,
     return arith::MaxUIOp::create(b, loc, x, y);
   };
   Value one = idx(1), tk = idx(schedule.keyTile);
+  if (schedule.splitCount > 0) {
+    // Exactly the count asked for (splits past the keys are empty).
+    Value count = idx(schedule.splitCount);
+    return {count, max(arith::MulIOp::create(
+                           b, loc, ceilDiv(ceilDiv(sk, count), tk), tk),
+                       tk)};
+  }
+  if (!schedule.vectorLayout) {
+    // The GPU's grid: at least `splitTasks` blocks (as many SMs as that
+    // keeps busy), so the chunk rounds down to whole key tiles, which can
+    // only add splits; none shorter than kMinKeyTilesPerSplit key tiles.
+    Value want = ceilDiv(idx(std::max<int64_t>(schedule.splitTasks, 1)),
+                         max(tasks, one));
+    if (schedule.splitMaxKeys > 0)
+      want = max(want, ceilDiv(sk, idx(schedule.splitMaxKeys)));
+    Value most = ceilDiv(sk, idx(kMinKeyTilesPerSplit * schedule.keyTile));
+    Value count = max(arith::MinUIOp::create(b, loc, want, most), one);
+    Value tiles = arith::DivUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, sk, count), tk);
+    Value chunk = max(arith::MulIOp::create(b, loc, tiles, tk), tk);
+    return {max(ceilDiv(sk, chunk), one), chunk};
+  }
   // Enough splits for the threads (twice the run-time thread count unless
   // given), and for long key ranges...
   Value goal =
@@ -248,7 +282,10 @@ static QueryTileTask buildDecodeTask(OpBuilder &b, Location loc,
     task.shift = range.shift;
   }
   task.qStart = indexConst(b, loc, 0);
-  task.qSize = task.sq;
+  // The generic layout's tiles are as large as Sq (static there).
+  task.qSize = schedule.vectorLayout
+                   ? task.sq
+                   : indexConst(b, loc, schedule.rowsPerHead);
   task.keyTileSize = indexConst(b, loc, schedule.keyTile);
   task.keyBegin = arith::MulIOp::create(b, loc, task.split, splits.chunk);
   task.keyEnd = arith::MinUIOp::create(
@@ -389,7 +426,14 @@ Value posenc::decompose::buildDecodeAttention(
     b.setInsertionPointToStart(forall.getBody());
     QueryTileTask task =
         buildDecodeTask(b, loc, info, schedule, forall, group, splits);
-    buildVectorLayoutTile(b, loc, info, schedule, task, tables);
+    if (schedule.vectorLayout) {
+      buildVectorLayoutTile(b, loc, info, schedule, task, tables);
+    } else {
+      buildGenericLayoutTile(b, loc, info, schedule, task, tables);
+      forall.getBody()->walk([&](linalg::LinalgOp op) {
+        op->setAttr(kSpreadOverThreadsAttr, b.getUnitAttr());
+      });
+    }
   }
   return mergeSplits(b, loc, info, schedule,
                      SmallVector<Value>(forall.getResults()), resultSizes);

@@ -192,15 +192,6 @@ constexpr int64_t kMaxDecodeRows = 16, kMaxDecodeTileRows = 128;
 /// docs/bench-cpu.md), the generic layout's 32.
 constexpr int64_t kPrefillQueryTile = 64, kGenericQueryTile = 32;
 
-/// What the pass and the patterns are given.
-struct DecomposeOptions {
-  int64_t queryTile, keyTile;
-  bool vectorLayout;
-  int64_t splitKTasks, splitKMaxKeys;
-  /// The target's vector width in bits (0: the host's).
-  int64_t vectorBits;
-};
-
 /// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
 /// when its rows fit one vector of f32. Measured (docs/bench-cpu.md,
 /// Sk = 16384, GQA 32/8): with 512-bit vectors, 16 rows ran about 1.5x
@@ -212,44 +203,101 @@ static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
   return rows * 32 <= bits;
 }
 
-/// The decode schedule of `info`, or none (prefill): vector layout, no
-/// explicit query tile, no Shaw, T5, Transformer-XL or DeBERTa terms (T5's
-/// tile row and XL's biases and band assume the rows of one head, and XL's
-/// and DeBERTa's bands the prefill's query tile), no xPos (its centers are per query tile of one
-/// head), Sq static and at most
-/// kMaxDecodeRows or dynamic (then padded to kMaxDecodeRows and selected at
-/// run time). The query heads that share a K/V head are packed when Hq and
-/// Hkv are static, as many as fit kMaxDecodeTileRows rows.
+/// The static shared memory of a GPU block (posenc-gpu-map-attention's
+/// limit), and the fewest keys of a decode key tile.
+constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
+
+/// Fits the generic layout's decode tile into a GPU block's shared memory,
+/// where the GPU mapping puts every buffer of a spread tile: Q~ [R x D],
+/// the scores [R x keyTile], the accumulator [R x Dv] and a few row
+/// statistics for R = packed x rows, the K and V tiles [keyTile x D|Dv], all
+/// counted at 4 bytes. Halves `keyTile` (down to kMinDecodeKeyTile), then
+/// packs fewer heads, until they fit; false when D or Dv is dynamic or
+/// nothing fits (the prefill schedule then).
+static bool fitGenericDecodeTile(const AttentionInfo &info, int64_t rows,
+                                 int64_t &packed, int64_t &keyTile) {
+  auto kType = cast<RankedTensorType>(info.k.getType());
+  auto vType = cast<RankedTensorType>(info.v.getType());
+  int64_t d = kType.getDimSize(info.n + 1), dv = vType.getDimSize(info.n + 1);
+  if (ShapedType::isDynamic(d) || ShapedType::isDynamic(dv))
+    return false;
+  auto bytes = [&](int64_t r, int64_t kt) {
+    return 4 * (r * (d + dv + kt + 8) + kt * (d + dv));
+  };
+  for (int64_t p = packed; p >= 1; --p) {
+    if (packed % p)
+      continue;
+    for (int64_t kt = keyTile; kt >= std::min(keyTile, kMinDecodeKeyTile);
+         kt /= 2) {
+      if (bytes(p * rows, kt) <= kGpuWorkgroupBytes) {
+        packed = p;
+        keyTile = kt;
+        return true;
+      }
+      if (kt == 1)
+        break;
+    }
+  }
+  return false;
+}
+
+/// The decode schedule of `info`, or none (prefill): the vector layout with
+/// no explicit query tile, or the generic layout with `genericDecode` (then
+/// Sq static, and the packed tile at most `queryTile` rows, one GPU thread
+/// each when a row's ops run on threads); no Shaw, T5, Transformer-XL
+/// or DeBERTa terms (T5's tile row and XL's biases and band assume the rows
+/// of one head, and XL's and DeBERTa's bands the prefill's query tile), no
+/// table-form RoPE in the generic layout (its packed query tile reads
+/// position tables), no xPos (its centers are
+/// per query tile of one head), Sq static and at most kMaxDecodeRows or
+/// (vector layout) dynamic (then padded to kMaxDecodeRows and selected at run
+/// time). The query heads that share a K/V head are packed when Hq and Hkv
+/// are static, as many as fit the tile's rows.
 static std::optional<AttentionSchedule>
-chooseDecodeSchedule(const AttentionInfo &info, const DecomposeOptions &o) {
+chooseDecodeSchedule(const AttentionInfo &info,
+                     const DecomposeAttentionOptions &o) {
   FusedAttentionOp op = info.op;
-  if (!o.vectorLayout || o.queryTile > 0 || info.relKey || info.relValue ||
-      op.getT5Table() || info.xlRel || op.hasDebertaTerms() ||
+  bool generic = !o.vectorLayout && o.genericDecode;
+  if ((!generic && (!o.vectorLayout || o.queryTile > 0)) || info.relKey ||
+      info.relValue || op.getT5Table() || info.xlRel || op.hasDebertaTerms() ||
+      (generic && (op.getQCos() || op.getKCos())) ||
       (info.qRope && info.qRope.getXpos()))
     return std::nullopt;
   auto qType = cast<RankedTensorType>(info.q.getType());
   int64_t sq = qType.getDimSize(info.n);
+  if (generic && ShapedType::isDynamic(sq))
+    return std::nullopt;
   if (!ShapedType::isDynamic(sq) && (sq < 1 || sq > kMaxDecodeRows))
     return std::nullopt;
+  int64_t maxTileRows = generic ? (o.queryTile > 0 ? o.queryTile
+                                                   : kGenericQueryTile)
+                                : kMaxDecodeTileRows;
   int64_t rows = ShapedType::isDynamic(sq) ? kMaxDecodeRows : sq;
+  if (rows > maxTileRows)
+    return std::nullopt;
   int64_t packed = 1;
   if (info.rank >= 3) {
     int64_t hq = qType.getDimSize(info.n - 1);
     int64_t hkv = cast<RankedTensorType>(info.k.getType()).getDimSize(info.n - 1);
     if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv > 0)
-      packed = divisorAtMost(hq / hkv, kMaxDecodeTileRows / rows);
+      packed = divisorAtMost(hq / hkv, maxTileRows / rows);
   }
-  AttentionSchedule schedule{packed * rows, o.keyTile, /*vectorLayout=*/true};
+  int64_t keyTile = o.keyTile;
+  if (generic && !fitGenericDecodeTile(info, rows, packed, keyTile))
+    return std::nullopt;
+  AttentionSchedule schedule{packed * rows, keyTile, !generic};
   schedule.packedHeads = packed;
   schedule.rowsPerHead = rows;
   schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
-  schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
+  if (!generic)
+    schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
+  schedule.splitCount = o.splitKCount;
   return schedule;
 }
 
 struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
-  DecomposeFusedAttention(MLIRContext *ctx, DecomposeOptions options)
+  DecomposeFusedAttention(MLIRContext *ctx, DecomposeAttentionOptions options)
       : OpRewritePattern(ctx), options(options),
         schedule{options.queryTile > 0 ? options.queryTile
                  : options.vectorLayout ? kPrefillQueryTile
@@ -331,7 +379,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       if (schedule.vectorLayout)
         buildVectorLayoutTile(b, loc, info, schedule, task, tables);
       else
-        buildGenericLayoutTile(b, loc, info, task, tables);
+        buildGenericLayoutTile(b, loc, info, schedule, task, tables);
       return task.forall.getResult(0);
     };
     auto decoded = [&](OpBuilder &b) -> Value {
@@ -366,7 +414,7 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     return success();
   }
 
-  DecomposeOptions options;
+  DecomposeAttentionOptions options;
   AttentionSchedule schedule;
 };
 
@@ -387,10 +435,23 @@ struct PosencDecomposeAttentionPass
           << splitKMaxKeys << ") must be >= 0 (0: no limit)";
       return signalPassFailure();
     }
+    if (splitKTasks < 0 || splitKCount < 0) {
+      getOperation()->emitError("posenc-decompose-attention: split-k-tasks (")
+          << splitKTasks << ") and split-k-count (" << splitKCount
+          << ") must be >= 0";
+      return signalPassFailure();
+    }
+    DecomposeAttentionOptions options;
+    options.queryTile = queryTile;
+    options.keyTile = keyTile;
+    options.vectorLayout = vectorLayout;
+    options.splitKTasks = splitKTasks;
+    options.splitKMaxKeys = splitKMaxKeys;
+    options.splitKCount = splitKCount;
+    options.genericDecode = genericDecode;
+    options.vectorBits = vectorBits;
     RewritePatternSet patterns(&getContext());
-    populateDecomposeAttentionPatterns(patterns, queryTile, keyTile,
-                                       vectorLayout, splitKTasks, splitKMaxKeys,
-                                       vectorBits);
+    populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
@@ -409,11 +470,6 @@ struct PosencDecomposeAttentionPass
 } // namespace
 
 void posenc::populateDecomposeAttentionPatterns(
-    RewritePatternSet &patterns, int64_t queryTile, int64_t keyTile,
-    bool vectorLayout, int64_t splitKTasks, int64_t splitKMaxKeys,
-    int64_t vectorBits) {
-  patterns.add<DecomposeFusedAttention>(
-      patterns.getContext(),
-      DecomposeOptions{queryTile, keyTile, vectorLayout, splitKTasks,
-                       splitKMaxKeys, vectorBits});
+    RewritePatternSet &patterns, const DecomposeAttentionOptions &options) {
+  patterns.add<DecomposeFusedAttention>(patterns.getContext(), options);
 }

@@ -2,7 +2,9 @@
 //
 // The body of one task of the decomposition in the layout the GPU mapping
 // (--posenc-gpu-map-attention) consumes: tiles sized by the remaining rows
-// (no padding), scores S [query rows x keys], one key loop up to
+// (no padding; in the decode schedule, the Sq rows of each packed head, and
+// the keys of the task's split, its unnormalized state written for the
+// merge), scores S [query rows x keys], one key loop up to
 // keyLoopEnd, RoPE angles computed per element of each loaded tile, Shaw's
 // key term as the [qSize x 2K+1] product Q~ rel_key^T of the query tile read
 // per score and the value term read per (i, j, x), Transformer-XL's position
@@ -26,17 +28,32 @@ using namespace posenc::decompose;
 
 using utils::IteratorType;
 
+/// The query row and the lead indices (its head) of row `row` of a task's
+/// tile: row qStart + row of the task's head, or in a packed decode tile
+/// query row `row mod Sq` of head `lead + row floordiv Sq`.
+static std::pair<Value, SmallVector<Value>>
+rowQueryAndLead(OpBuilder &b, Location loc, const AttentionSchedule &schedule,
+                const QueryTileTask &task, Value row) {
+  SmallVector<Value> lead(task.lead);
+  if (schedule.packedHeads == 1)
+    return {arith::AddIOp::create(b, loc, task.qStart, row), lead};
+  Value t = indexConst(b, loc, schedule.rowsPerHead);
+  lead.back() = arith::AddIOp::create(b, loc, lead.back(),
+                                      arith::DivUIOp::create(b, loc, row, t));
+  return {arith::RemUIOp::create(b, loc, row, t), lead};
+}
+
 /// S = causal(score_mod(scale * (S + qr[i, r(i, j)]) [+ T5's bias])) on the
 /// [qSize x kSize] scores of the key tile at `kStart`, elementwise with
 /// absolute i, j; `qr` [qSize x 2K+1] is Shaw's key term of the query tile
 /// (null without it).
 static Value modifyScores(OpBuilder &b, Location loc, const AttentionInfo &info,
+                          const AttentionSchedule &schedule,
                           const QueryTileTask &task, Value s, Value kStart,
                           Value qr) {
   MLIRContext *ctx = b.getContext();
   FusedAttentionOp op = info.op;
   Value qStart = task.qStart, shift = task.shift;
-  ArrayRef<Value> lead = task.lead;
   bool identityMod = op.hasIdentityScoreMod();
   AffineMap id2 = AffineMap::getMultiDimIdentityMap(2, ctx);
   return buildGeneric(
@@ -56,8 +73,8 @@ static Value modifyScores(OpBuilder &b, Location loc, const AttentionInfo &info,
         }
         Value score = arith::MulFOp::create(
             b, loc, sv, floatConst(b, loc, info.c, info.scale));
-        Value i = arith::AddIOp::create(b, loc, qStart,
-                                        linalg::IndexOp::create(b, loc, 0));
+        auto [i, lead] = rowQueryAndLead(b, loc, schedule, task,
+                                         linalg::IndexOp::create(b, loc, 0));
         Value j = arith::AddIOp::create(b, loc, kStart,
                                         linalg::IndexOp::create(b, loc, 1));
         if (op.getT5Table())
@@ -71,18 +88,30 @@ static Value modifyScores(OpBuilder &b, Location loc, const AttentionInfo &info,
       });
 }
 
-void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
-                                               const AttentionInfo &info,
-                                               const QueryTileTask &task,
-                                               const AttentionTables &tables) {
+void posenc::decompose::buildGenericLayoutTile(
+    OpBuilder &b, Location loc, const AttentionInfo &info,
+    const AttentionSchedule &schedule, const QueryTileTask &task,
+    const AttentionTables &tables) {
   MLIRContext *ctx = b.getContext();
   FusedAttentionOp op = info.op;
   FloatType c = info.c;
-  Value qStart = task.qStart, qSize = task.qSize, tk = task.keyTileSize;
+  Value qStart = task.qStart, tk = task.keyTileSize;
+  // The tile's rows: the task's query rows, times the packed heads.
+  OpFoldResult qSize =
+      schedule.isDecode()
+          ? OpFoldResult(b.getIndexAttr(schedule.packedHeads *
+                                        schedule.rowsPerHead))
+          : OpFoldResult(task.qSize);
   XPosTileCenters xpos = xposTileCenters(b, loc, info, task.lead, qStart);
-  Value qTile = loadTile(b, loc, info.q, task.lead, qStart, qSize, info.qRope,
-                         op.getQPositions(), tables.qInvFreq, c,
-                         tables.qLogDecay, xpos.q, tables.qCos, tables.qSin);
+  Value qTile =
+      schedule.packedHeads > 1
+          ? loadPackedQueryTile(b, loc, info.q, task.lead,
+                                schedule.packedHeads, schedule.rowsPerHead,
+                                info.qRope, op.getQPositions(),
+                                tables.qInvFreq, c)
+          : loadTile(b, loc, info.q, task.lead, qStart, task.qSize,
+                     info.qRope, op.getQPositions(), tables.qInvFreq, c,
+                     tables.qLogDecay, xpos.q, tables.qCos, tables.qSin);
 
   // Shaw's key term: qr = Q~ rel_key^T [qSize x 2K+1] per query tile.
   Value qr;
@@ -98,7 +127,14 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
   if (info.xlRel)
     std::tie(qTile, qvTile) = addXlQueryBiases(b, loc, info, task, qTile);
 
+  // Decode: the keys of the task's split, [keyBegin, keyEnd) (empty past
+  // the batch's keys).
   Value kEnd = keyLoopEnd(b, loc, info.causal, task);
+  Value kBegin;
+  if (task.keyEnd) {
+    kBegin = task.keyBegin;
+    kEnd = arith::MinSIOp::create(b, loc, kEnd, task.keyEnd);
+  }
 
   OpFoldResult dv = tensor::getMixedSize(b, loc, info.v, info.n + 1);
   Value m0 = filledTile(b, loc, {qSize}, c, kNegInf);
@@ -114,7 +150,8 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
                      1};
 
   auto forOp = scf::ForOp::create(
-      b, loc, indexConst(b, loc, 0), kEnd, tk, ValueRange{m0, l0, acc0},
+      b, loc, kBegin ? kBegin : indexConst(b, loc, 0), kEnd, tk,
+      ValueRange{m0, l0, acc0},
       [&](OpBuilder &b, Location loc, Value kStart, ValueRange iter) {
         Value m = iter[0], l = iter[1], acc = iter[2];
         Value kSize = arith::MinUIOp::create(
@@ -133,7 +170,7 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
           s = addXlPositionTerm(b, loc, info, task, s, qvTile, kStart);
         if (op.hasDebertaTerms())
           s = addDebertaTerms(b, loc, info, task, s, qTile, kTile, kStart);
-        s = modifyScores(b, loc, info, task, s, kStart, qr);
+        s = modifyScores(b, loc, info, schedule, task, s, kStart, qr);
 
         SoftmaxStep step =
             buildSoftmaxStep(b, loc, c, s, m, l, acc, qSize, layout);
@@ -144,6 +181,11 @@ void posenc::decompose::buildGenericLayoutTile(OpBuilder &b, Location loc,
         scf::YieldOp::create(b, loc, ValueRange{step.mNew, step.lNew, accNew});
       });
 
+  if (schedule.isDecode()) {
+    insertDecodePartials(b, loc, task,
+                         SmallVector<Value>(forOp.getResults()));
+    return;
+  }
   Value outTile = normalizeOutput(b, loc, info, forOp.getResult(1),
                                   forOp.getResult(2), {qSize, dv});
   insertOutputTile(b, loc, task, dv, outTile);

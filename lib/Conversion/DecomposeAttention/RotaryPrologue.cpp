@@ -229,6 +229,51 @@ Value posenc::decompose::loadTile(OpBuilder &b, Location loc, Value source,
                            Value(), logDecay, xposCenter);
 }
 
+Value posenc::decompose::loadPackedQueryTile(
+    OpBuilder &b, Location loc, Value source, ArrayRef<Value> lead,
+    int64_t heads, int64_t rows, RotaryAttr rope, Value positions,
+    Value invFreq, FloatType c) {
+  // source[lead..., h0 : h0 + heads, 0 : rows, :] (all of Sq: contiguous
+  // rows) seen as [heads * rows x D].
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
+  for (Value l : lead) {
+    offsets.push_back(l);
+    sizes.push_back(b.getIndexAttr(1));
+  }
+  sizes.back() = b.getIndexAttr(heads);
+  offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
+  sizes.append({b.getIndexAttr(rows), tensor::getMixedSize(b, loc, source,
+                                                            rank - 1)});
+  auto sliceType = RankedTensorType::get(
+      {heads, rows, type.getDimSize(rank - 1)}, type.getElementType());
+  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, source,
+                                               offsets, sizes, strides);
+  Value tile = tensor::CollapseShapeOp::create(
+      b, loc, slice, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+  Value posTile;
+  if (rope) {
+    // Row r sits at position rows[r mod Sq] of its batch.
+    Value perHead = extractPositionTile(b, loc, positions, lead,
+                                        indexConst(b, loc, 0),
+                                        indexConst(b, loc, rows));
+    Type posElem = cast<RankedTensorType>(perHead.getType()).getElementType();
+    Value init = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{heads * rows}, posElem);
+    posTile = buildGeneric(
+        b, loc, ValueRange{}, init,
+        {AffineMap::getMultiDimIdentityMap(1, b.getContext())}, iterators(1),
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          Value row = arith::RemUIOp::create(
+              b, loc, linalg::IndexOp::create(b, loc, 0),
+              indexConst(b, loc, rows));
+          yieldValue(b, loc, tensor::ExtractOp::create(b, loc, perHead, row));
+        });
+  }
+  return applyRotaryToTile(b, loc, tile, rope, posTile, invFreq, c);
+}
+
 XPosTileCenters posenc::decompose::xposTileCenters(OpBuilder &b, Location loc,
                                                    const AttentionInfo &info,
                                                    ArrayRef<Value> lead,

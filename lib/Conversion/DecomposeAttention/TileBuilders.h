@@ -64,15 +64,16 @@ struct AttentionSchedule {
   int64_t queryTile, keyTile;
   /// The CPU vector layout (else the generic layout the GPU mapping reads).
   bool vectorLayout;
-  /// The decode schedule (DecodeSchedule.cpp; vector layout only) when
-  /// rowsPerHead > 0: a task's rows are `rowsPerHead` query rows (all of
-  /// Sq, zero-padded when Sq is dynamic) of each of `packedHeads` query
-  /// heads sharing one K/V head, queryTile = packedHeads * rowsPerHead.
+  /// The decode schedule (DecodeSchedule.cpp) when rowsPerHead > 0: a
+  /// task's rows are `rowsPerHead` query rows (all of Sq, zero-padded when
+  /// Sq is dynamic) of each of `packedHeads` query heads sharing one K/V
+  /// head, queryTile = packedHeads * rowsPerHead.
   int64_t packedHeads = 1, rowsPerHead = 0;
-  /// Decode split-K: aim for at least `splitTasks` tasks (0: twice the
-  /// OpenMP runtime's thread count at run time), and give no task more
-  /// than `splitMaxKeys` keys (0: no limit).
-  int64_t splitTasks = 0, splitMaxKeys = 0;
+  /// Decode split-K: aim for at least `splitTasks` tasks (0: vector layout,
+  /// twice the OpenMP runtime's thread count at run time; generic layout,
+  /// none), and give no task more than `splitMaxKeys` keys (0: no limit);
+  /// or exactly `splitCount` splits when it is > 0.
+  int64_t splitTasks = 0, splitMaxKeys = 0, splitCount = 0;
   /// Decode: the score tile is S [rows x keys] with the keys on the vector
   /// lanes (else S^T, the rows on the lanes; always so in prefill).
   bool keysOnLanes = false;
@@ -239,6 +240,17 @@ mlir::Value loadTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value source,
                      mlir::Value cosT = mlir::Value(),
                      mlir::Value sinT = mlir::Value());
 
+/// The generic layout's query tile of a packed decode task: all rows
+/// (static `rows` = Sq) of the `heads` query heads from lead.back(), head
+/// after head ([heads * rows x D]), with loadTile's prologue (row r at
+/// position r mod rows).
+mlir::Value loadPackedQueryTile(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value source,
+                                llvm::ArrayRef<mlir::Value> lead,
+                                int64_t heads, int64_t rows, RotaryAttr rope,
+                                mlir::Value positions, mlir::Value invFreq,
+                                mlir::FloatType c);
+
 /// The centers a query tile's xPos prologues decay around (the re-centering
 /// of posenc.fused_attention): `q` = the position c of the tile's first
 /// query row (at `qStart`, batch lead[0] for per-batch positions), `k` =
@@ -393,11 +405,20 @@ struct AttentionTables {
   mlir::Value t5Buckets;
 };
 
-/// The body of one task in the generic layout (GenericLayoutTile.cpp).
+/// The body of one task in the generic layout (GenericLayoutTile.cpp); in
+/// the decode schedule, its rows are the packed heads' and it writes its
+/// unnormalized (m, l, acc) with insertDecodePartials.
 void buildGenericLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
                             const AttentionInfo &info,
+                            const AttentionSchedule &schedule,
                             const QueryTileTask &task,
                             const AttentionTables &tables);
+
+/// Decode: inserts a task's (m [rows], l [rows], acc [rows x Dv]) at
+/// (gridLead..., split) of the grid's three shared outputs.
+void insertDecodePartials(mlir::OpBuilder &b, mlir::Location loc,
+                          const QueryTileTask &task,
+                          llvm::ArrayRef<mlir::Value> tiles);
 
 /// The body of one task in the CPU vector layout (VectorLayoutTile.cpp).
 void buildVectorLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
@@ -407,9 +428,9 @@ void buildVectorLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
                            const AttentionTables &tables);
 
 /// The decode schedule (DecodeSchedule.cpp): a grid over the lead dims
-/// (packed heads) and the key splits, each task's body in the vector layout
-/// writing its unnormalized (m, l, acc), and the log-sum-exp merge of the
-/// splits into the result, of `resultSizes`; returns the result.
+/// (packed heads) and the key splits, each task's body in the schedule's
+/// layout writing its unnormalized (m, l, acc), and the log-sum-exp merge of
+/// the splits into the result, of `resultSizes`; returns the result.
 mlir::Value buildDecodeAttention(mlir::OpBuilder &b, mlir::Location loc,
                                  const AttentionInfo &info,
                                  const AttentionSchedule &schedule,

@@ -37,6 +37,9 @@ struct TensorCoreAttentionOptions {
   /// warpgroup (4 warps, 64 query rows) per block, Q, K, P and V^T in shared
   /// memory in the no-swizzle K-major core-matrix layout.
   bool warpgroupMma = false;
+  /// Ops whose Sq is static and at most this many rows are left to the
+  /// decode schedule of the decomposition (0: none).
+  int64_t leaveDecodeRows = 0;
 };
 
 /// Byte offset of element (row, col) in a no-swizzle K-major wgmma operand

@@ -9,23 +9,48 @@
 
 namespace posenc {
 
+/// The attribute the decode schedule of the generic layout puts on the tile
+/// ops of its tasks: their tiles have few rows (Sq x packed heads), so
+/// --posenc-gpu-map-attention spreads each one's elements over the block's
+/// threads instead of running one row per thread.
+constexpr llvm::StringLiteral kSpreadOverThreadsAttr =
+    "posenc.spread_over_threads";
+
+/// What the decomposition is given (the pass's options).
+struct DecomposeAttentionOptions {
+  /// Query rows per tile; 0: by shape (the pass's description). With
+  /// `genericDecode`, the most rows of a decode tile (one GPU thread each
+  /// in the prefill schedule).
+  int64_t queryTile = 0;
+  /// Key/value rows per iteration of the online softmax.
+  int64_t keyTile = 64;
+  /// The CPU vector layout (static padded tiles, transposed scores, ops
+  /// marked for --posenc-vectorize-attention-tiles); else the layout the GPU
+  /// mapping consumes.
+  bool vectorLayout = false;
+  /// Decode split-K: split the keys until the grid has at least this many
+  /// tasks (0: vector layout, twice the OpenMP thread count at run time;
+  /// generic layout, no split for the task count), no task with more than
+  /// `splitKMaxKeys` keys (0: no limit), or exactly `splitKCount` splits
+  /// when it is > 0.
+  int64_t splitKTasks = 0, splitKMaxKeys = 8192, splitKCount = 0;
+  /// The generic layout's decode schedule (the GPU's) for a static Sq <= 16.
+  bool genericDecode = false;
+  /// Vector layout, decode: the target's vector width in bits (0: the
+  /// host's); a tile whose rows fit one vector of f32 puts the keys on the
+  /// vector lanes.
+  int64_t vectorBits = 0;
+};
+
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
 /// tensors (scf.forall over lead dims and query tiles of `queryTile` rows,
-/// scf.for over key/value tiles of `keyTile` rows, online softmax).
-/// `vectorLayout` selects the CPU vector layout (static padded tiles,
-/// transposed scores, ops marked for --posenc-vectorize-attention-tiles);
-/// the default layout is the one the GPU mapping consumes. `queryTile` 0
-/// chooses the schedule by shape (the pass's description):
-/// with the vector layout, the decode schedule (GQA packing, split-K with
-/// `splitKTasks` / `splitKMaxKeys`, the score layout by `vectorBits`, 0:
-/// the host's vector width) for Sq <= 16.
-void populateDecomposeAttentionPatterns(mlir::RewritePatternSet &patterns,
-                                        int64_t queryTile = 0,
-                                        int64_t keyTile = 64,
-                                        bool vectorLayout = false,
-                                        int64_t splitKTasks = 0,
-                                        int64_t splitKMaxKeys = 8192,
-                                        int64_t vectorBits = 0);
+/// scf.for over key/value tiles of `keyTile` rows, online softmax), or for
+/// few query rows the decode schedule (GQA packing, split-K, log-sum-exp
+/// merge): with the vector layout and `queryTile` 0, or with
+/// `genericDecode`.
+void populateDecomposeAttentionPatterns(
+    mlir::RewritePatternSet &patterns,
+    const DecomposeAttentionOptions &options = {});
 
 } // namespace posenc
 

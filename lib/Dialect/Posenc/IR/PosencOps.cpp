@@ -523,15 +523,9 @@ static bool hasMixedKeyValueType(Value query, Value key) {
   return tensorType(query).getElementType() != tensorType(key).getElementType();
 }
 
-std::string posenc::describeUnloweredKVCacheForm(Operation *op) {
-  auto form = [](StringRef what) {
-    return "uses " + what.str() +
-           " (SPEC.md: attention over a KV cache), which the GPU lowering "
-           "does not implement yet";
-  };
+std::string posenc::describeKVCacheForm(Operation *op) {
   if (auto rope = dyn_cast<RopeOp>(op))
-    return isPerBatch(rope.getPositions()) ? form("per-batch positions (B x S)")
-                                           : "";
+    return isPerBatch(rope.getPositions()) ? "per-batch positions (B x S)" : "";
   Value query, key, lengths;
   bool perBatch = false;
   if (auto attention = dyn_cast<AttentionOp>(op)) {
@@ -548,20 +542,13 @@ std::string posenc::describeUnloweredKVCacheForm(Operation *op) {
     return "";
   }
   if (lengths)
-    return form("'kv_lengths'");
+    return "'kv_lengths'";
   if (perBatch)
-    return form("per-batch positions (B x S)");
+    return "per-batch positions (B x S)";
   if (hasMixedKeyValueType(query, key))
-    return form("a key/value element type (" + elementTypeString(key) +
-                ") other than the query's (" + elementTypeString(query) + ")");
+    return "a key/value element type (" + elementTypeString(key) +
+           ") other than the query's (" + elementTypeString(query) + ")";
   return "";
-}
-
-LogicalResult posenc::rejectUnloweredKVCacheForm(Operation *op) {
-  std::string reason = describeUnloweredKVCacheForm(op);
-  if (reason.empty())
-    return success();
-  return op->emitOpError(reason);
 }
 
 #define GET_OP_CLASSES

@@ -43,18 +43,11 @@ mlir::LogicalResult verifyKVLengths(mlir::Operation *op,
                                     mlir::RankedTensorType lengthsType,
                                     mlir::RankedTensorType queryType);
 
-/// The KV-cache forms of SPEC.md's additions that the GPU lowering does not
-/// implement yet (the CPU lowerings do): names the one `op`
-/// (posenc.attention, posenc.fused_attention or posenc.rope) uses --
-/// `kv_lengths`, per-batch positions, or key/value of an element type other
-/// than the query's -- or returns "" when it uses none.
-/// --posenc-gpu-check-kv-cache-forms reports it as an error rather than let
-/// a GPU kernel ignore it.
-std::string describeUnloweredKVCacheForm(mlir::Operation *op);
-
-/// Emits describeUnloweredKVCacheForm(op) as an error on `op` and fails, or
-/// succeeds when `op` uses none of those forms.
-mlir::LogicalResult rejectUnloweredKVCacheForm(mlir::Operation *op);
+/// The KV-cache form of SPEC.md's additions that `op` (posenc.attention,
+/// posenc.fused_attention or posenc.rope) uses -- `kv_lengths`, per-batch
+/// positions, or key/value of an element type other than the query's -- by
+/// name, or "" when it uses none.
+std::string describeKVCacheForm(mlir::Operation *op);
 
 /// Verifies the T5 term of posenc.fused_attention (`t5_table` and its
 /// attributes) as posenc.t5_bias's verifier does (PosencRelativeOps.cpp).
