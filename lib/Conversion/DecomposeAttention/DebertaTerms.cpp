@@ -117,23 +117,10 @@ Value posenc::decompose::prepareDebertaIndex(OpBuilder &b, Location loc,
   FusedAttentionOp op = info.op;
   int64_t span = op.getDebertaSpan();
   std::optional<DebertaBucketParams> buckets = getDebertaBucketParams(op);
-  Value one = indexConst(b, loc, 1);
-  Value count = arith::MaxSIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, sq, sk), one),
-      indexConst(b, loc, 0));
-  Value lowest = arith::SubIOp::create(b, loc, one, sk);
-  Type i32 = b.getI32Type();
-  return buildGeneric(
-      b, loc, ValueRange(),
-      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count}, i32),
-      {AffineMap::getMultiDimIdentityMap(1, b.getContext())}, iterators(1),
-      [&](OpBuilder &b, Location loc, ValueRange) {
-        Value dist = arith::AddIOp::create(b, loc, lowest,
-                                           linalg::IndexOp::create(b, loc, 0));
-        Value row = buildDisentangledIndex(b, loc, dist, indexConst(b, loc, 0),
-                                           span, buckets);
-        yieldValue(b, loc, arith::IndexCastOp::create(b, loc, i32, row));
+  return buildPerDistanceTable(
+      b, loc, sq, sk, [&](OpBuilder &b, Location loc, Value dist) {
+        return buildDisentangledIndex(b, loc, dist, indexConst(b, loc, 0),
+                                      span, buckets);
       });
 }
 

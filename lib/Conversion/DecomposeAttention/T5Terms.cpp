@@ -58,26 +58,10 @@ Value posenc::decompose::addT5ScoreTerm(OpBuilder &b, Location loc,
 Value posenc::decompose::prepareT5Buckets(OpBuilder &b, Location loc,
                                           const AttentionInfo &info, Value sq,
                                           Value sk) {
-  FusedAttentionOp op = info.op;
-  // Distances 1 - Sk .. Sq - 1; none when Sq or Sk is 0.
-  Value one = indexConst(b, loc, 1);
-  Value count = arith::MaxSIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, sq, sk), one),
-      indexConst(b, loc, 0));
-  Value lowest = arith::SubIOp::create(b, loc, one, sk);
-  T5BucketParams params = getT5BucketParams(op);
-  Type i32 = b.getI32Type();
-  MLIRContext *ctx = b.getContext();
-  return buildGeneric(
-      b, loc, ValueRange(),
-      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count}, i32),
-      {AffineMap::getMultiDimIdentityMap(1, ctx)}, iterators(1),
-      [&](OpBuilder &b, Location loc, ValueRange) {
-        Value dist = arith::AddIOp::create(
-            b, loc, lowest, linalg::IndexOp::create(b, loc, 0));
-        Value bucket = buildT5Bucket(b, loc, dist, params);
-        yieldValue(b, loc, arith::IndexCastOp::create(b, loc, i32, bucket));
+  T5BucketParams params = getT5BucketParams(info.op);
+  return buildPerDistanceTable(
+      b, loc, sq, sk, [&](OpBuilder &b, Location loc, Value dist) {
+        return buildT5Bucket(b, loc, dist, params);
       });
 }
 

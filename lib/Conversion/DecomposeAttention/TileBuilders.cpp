@@ -123,6 +123,29 @@ Value posenc::decompose::padRows(OpBuilder &b, Location loc, Value tile,
                                  /*nofold=*/false, loc, b, dynDims);
 }
 
+Value posenc::decompose::buildPerDistanceTable(
+    OpBuilder &b, Location loc, Value sq, Value sk,
+    function_ref<Value(OpBuilder &, Location, Value)> entry) {
+  // Distances 1 - Sk .. Sq - 1; none when Sq or Sk is 0.
+  Value one = indexConst(b, loc, 1);
+  Value count = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, sq, sk), one),
+      indexConst(b, loc, 0));
+  Value lowest = arith::SubIOp::create(b, loc, one, sk);
+  Type i32 = b.getI32Type();
+  return buildGeneric(
+      b, loc, ValueRange(),
+      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{count}, i32),
+      {AffineMap::getMultiDimIdentityMap(1, b.getContext())}, iterators(1),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        Value dist = arith::AddIOp::create(b, loc, lowest,
+                                           linalg::IndexOp::create(b, loc, 0));
+        yieldValue(b, loc,
+                   arith::IndexCastOp::create(b, loc, i32, entry(b, loc, dist)));
+      });
+}
+
 void posenc::decompose::insertOutputTile(OpBuilder &b, Location loc,
                                          const QueryTileTask &task,
                                          OpFoldResult dv, Value tile) {

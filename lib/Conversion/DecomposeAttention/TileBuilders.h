@@ -335,6 +335,16 @@ mlir::Value addT5ScoreTerm(mlir::OpBuilder &b, mlir::Location loc,
                            const AttentionInfo &info, const QueryTileTask &task,
                            mlir::Value score, mlir::Value i, mlir::Value j);
 
+/// A per-op table over the distances of an Sq x Sk score: tensor<max(Sq +
+/// Sk - 1, 0) x i32> whose element t is `entry` (an index value) at
+/// t - (Sk - 1), i.e. over [1 - Sk, Sq - 1]. T5's buckets and DeBERTa's
+/// table rows are built once per op this way (TileBuilders.cpp).
+mlir::Value buildPerDistanceTable(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value sq, mlir::Value sk,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value)>
+        entry);
+
 /// The T5 bucket of every distance j - i' in [1 - Sk, Sq - 1], as
 /// tensor<(Sq + Sk - 1) x i32> (element t: distance t - (Sk - 1)), for the
 /// vector layout.
