@@ -167,8 +167,12 @@ static Value lowerTableRope(OpBuilder &b, Location loc, RopeOp op,
                   b, loc, table, ropeTableIndices(b, loc, table, ivs, column)),
               computeType);
         };
-        Value rotated = buildRotatedElement(b, loc, r.x, r.y, entry(cos),
-                                            entry(sin), idx.isFirst);
+        // Sequenced: argument evaluation order differs between compilers,
+        // and the IR must not.
+        Value cosEntry = entry(cos);
+        Value sinEntry = entry(sin);
+        Value rotated = buildRotatedElement(b, loc, r.x, r.y, cosEntry,
+                                            sinEntry, idx.isFirst);
         Value out = castFloat(b, loc, rotated, elemType);
         yieldValue(b, loc,
                    arith::SelectOp::create(b, loc, idx.inRotary, out, args[0]));

@@ -16,8 +16,8 @@
 // CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[D]], %c16 : index
 // CHECK: %[[X:.*]] = arith.extf %in : f16 to f32
 // CHECK: %[[COL:.*]] = arith.select %[[IN]], %[[D]], %{{.*}} : index
-// CHECK: %[[SIN:.*]] = tensor.extract %arg2[%[[B]], %{{.*}}, %[[S]], %[[COL]]] : tensor<2x1x?x32xf32>
 // CHECK: %[[COS:.*]] = tensor.extract %arg1[%[[B]], %{{.*}}, %[[S]], %[[COL]]] : tensor<2x1x?x32xf32>
+// CHECK: %[[SIN:.*]] = tensor.extract %arg2[%[[B]], %{{.*}}, %[[S]], %[[COL]]] : tensor<2x1x?x32xf32>
 // CHECK: %[[XC:.*]] = arith.mulf %[[X]], %[[COS]] : f32
 // CHECK: %[[YS:.*]] = arith.mulf %{{.*}}, %[[SIN]] : f32
 // CHECK: %[[SUB:.*]] = arith.subf %[[XC]], %[[YS]] : f32
