@@ -6,13 +6,17 @@
 // cannot drift apart (the formulas are those of the op descriptions):
 //
 //   - the causal mask j > i + (Sk - Sq) and the keys it leaves to a row block,
-//   - over a KV cache (kv_lengths): the keys of batch b, j < kv_lengths[b],
-//     and the causal alignment at that length, i' = i + (kv_lengths[b] - Sq),
-//   - Shaw's bucket clamp(j - (i + Sk - Sq), -K, K) + K and T5's
-//     logarithmic bucket of the same distance,
-//   - the online-softmax step (safe max, exp against it, final division),
-//   - the RoPE inverse-frequency table and the position cos/sin tables,
-//   - the run-time shape checks of dims the verifiers see only as dynamic.
+//     over a KV cache (kv_lengths): the keys of batch b, j < kv_lengths[b],
+//     and the causal alignment at that length, i' = i + (kv_lengths[b] - Sq)
+//     (Utils/Masks.cpp),
+//   - Shaw's bucket clamp(j - (i + Sk - Sq), -K, K) + K, T5's logarithmic
+//     bucket of the same distance, DeBERTa's log buckets (Utils/Buckets.cpp),
+//   - the online-softmax step (safe max, exp against it, final division)
+//     (Utils/OnlineSoftmax.cpp),
+//   - the RoPE inverse-frequency table and the position cos/sin tables
+//     (Utils/RopeTables.cpp),
+//   - the run-time shape checks of dims the verifiers see only as dynamic
+//     (Utils/RuntimeChecks.cpp).
 //
 // The scalar builders take index/float Values and a builder, so they serve a
 // linalg.generic body, an scf loop and a GPU kernel alike; since the arith
