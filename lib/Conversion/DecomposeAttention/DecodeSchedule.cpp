@@ -72,15 +72,8 @@ Value VectorTileBuilder::decodeRows(Value source, ArrayRef<Value> at) {
   if (source == info.q) {
     // Q[at..., h0 : h0 + P, qStart : qStart + qSize, :], each head's rows
     // padded.
-    SmallVector<OpFoldResult> offsets(at.begin(), at.end()),
-        sizes(at.size() - 1, b.getIndexAttr(1)),
-        strides(rank, b.getIndexAttr(1));
-    offsets.append({qStart, b.getIndexAttr(0)});
-    sizes.append({b.getIndexAttr(heads), qSize, colSize});
-    auto sliceType = RankedTensorType::get(
-        {heads, staticSize(getAsOpFoldResult(qSize)), cols}, elem);
-    Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, source,
-                                                 offsets, sizes, strides);
+    Value slice = extractHeadRowsTile(b, loc, source, at, heads, qStart,
+                                      getAsOpFoldResult(qSize));
     perHead = tensor::createPadHighOp(padded, slice, zero, /*nofold=*/false,
                                       loc, b, dynCols);
   } else {

@@ -235,21 +235,8 @@ Value posenc::decompose::loadPackedQueryTile(
     Value invFreq, FloatType c) {
   // source[lead..., h0 : h0 + heads, 0 : rows, :] (all of Sq: contiguous
   // rows) seen as [heads * rows x D].
-  auto type = cast<RankedTensorType>(source.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
-  for (Value l : lead) {
-    offsets.push_back(l);
-    sizes.push_back(b.getIndexAttr(1));
-  }
-  sizes.back() = b.getIndexAttr(heads);
-  offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
-  sizes.append({b.getIndexAttr(rows), tensor::getMixedSize(b, loc, source,
-                                                            rank - 1)});
-  auto sliceType = RankedTensorType::get(
-      {heads, rows, type.getDimSize(rank - 1)}, type.getElementType());
-  Value slice = tensor::ExtractSliceOp::create(b, loc, sliceType, source,
-                                               offsets, sizes, strides);
+  Value slice = extractHeadRowsTile(b, loc, source, lead, heads,
+                                    b.getIndexAttr(0), b.getIndexAttr(rows));
   Value tile = tensor::CollapseShapeOp::create(
       b, loc, slice, ArrayRef<ReassociationIndices>{{0, 1}, {2}});
   Value posTile;

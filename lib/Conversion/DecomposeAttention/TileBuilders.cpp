@@ -61,9 +61,12 @@ int64_t posenc::decompose::staticSize(OpFoldResult ofr) {
   return ShapedType::kDynamic;
 }
 
-Value posenc::decompose::extractRowTile(OpBuilder &b, Location loc,
-                                        Value source, ArrayRef<Value> lead,
-                                        Value start, Value size) {
+/// source[lead..., start : start+size, :] with the last lead dim `heads`
+/// wide: rank-reduced to [size x cols] for one head, else [heads x size x
+/// cols].
+static Value extractRows(OpBuilder &b, Location loc, Value source,
+                         ArrayRef<Value> lead, int64_t heads,
+                         OpFoldResult start, OpFoldResult size) {
   auto type = cast<RankedTensorType>(source.getType());
   int64_t rank = type.getRank();
   SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
@@ -71,14 +74,30 @@ Value posenc::decompose::extractRowTile(OpBuilder &b, Location loc,
     offsets.push_back(l);
     sizes.push_back(b.getIndexAttr(1));
   }
+  SmallVector<int64_t> shape;
+  if (heads != 1) {
+    sizes.back() = b.getIndexAttr(heads);
+    shape.push_back(heads);
+  }
   offsets.append({start, b.getIndexAttr(0)});
-  OpFoldResult cols = tensor::getMixedSize(b, loc, source, rank - 1);
-  OpFoldResult rows = getAsOpFoldResult(size);
-  sizes.append({rows, cols});
-  auto tileType = RankedTensorType::get(
-      {staticSize(rows), type.getDimSize(rank - 1)}, type.getElementType());
+  sizes.append({size, tensor::getMixedSize(b, loc, source, rank - 1)});
+  shape.append({decompose::staticSize(size), type.getDimSize(rank - 1)});
+  auto tileType = RankedTensorType::get(shape, type.getElementType());
   return tensor::ExtractSliceOp::create(b, loc, tileType, source, offsets,
                                         sizes, strides);
+}
+
+Value posenc::decompose::extractRowTile(OpBuilder &b, Location loc,
+                                        Value source, ArrayRef<Value> lead,
+                                        Value start, Value size) {
+  return extractRows(b, loc, source, lead, 1, start, getAsOpFoldResult(size));
+}
+
+Value posenc::decompose::extractHeadRowsTile(OpBuilder &b, Location loc,
+                                             Value source, ArrayRef<Value> lead,
+                                             int64_t heads, OpFoldResult start,
+                                             OpFoldResult size) {
+  return extractRows(b, loc, source, lead, heads, start, size);
 }
 
 SmallVector<Value> posenc::decompose::tableLead(Value table, int64_t perOpRank,

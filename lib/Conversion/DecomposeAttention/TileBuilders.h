@@ -124,17 +124,26 @@ mlir::Value filledTile(mlir::OpBuilder &b, mlir::Location loc,
 /// The static size of an OpFoldResult, or dynamic.
 int64_t staticSize(mlir::OpFoldResult ofr);
 
-/// Extracts the 2-d tile [lead..., start : start+size, 0 : cols] of `source`
-/// as a rank-reduced tensor<size x cols>.
 /// The lead indices of a RoPE table or positions tensor for a tile at
 /// `lead`: none for per-op tables ([S, ...]), the batch lead[0] for
 /// per-batch ones (one more dim than `perOpRank`).
 llvm::SmallVector<mlir::Value> tableLead(mlir::Value table, int64_t perOpRank,
                                          llvm::ArrayRef<mlir::Value> lead);
 
+/// Extracts the 2-d tile [lead..., start : start+size, 0 : cols] of `source`
+/// as a rank-reduced tensor<size x cols>.
 mlir::Value extractRowTile(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value source, llvm::ArrayRef<mlir::Value> lead,
                            mlir::Value start, mlir::Value size);
+
+/// The rows of a packed GQA decode tile: [lead..., h0 : h0 + heads,
+/// start : start+size, 0 : cols] of `source`, h0 = lead.back() (the first
+/// query head of the group), as tensor<heads x size x cols>.
+mlir::Value extractHeadRowsTile(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value source,
+                                llvm::ArrayRef<mlir::Value> lead, int64_t heads,
+                                mlir::OpFoldResult start,
+                                mlir::OpFoldResult size);
 
 /// Pads the rows of a [size x cols] tile with zeros to `rows` (static).
 mlir::Value padRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
