@@ -123,6 +123,10 @@ CATALOGUE = [
      "column, not along the tile's diagonal (distance i - j)",
      r"debertaP2C, ValueRange\{jLocal, u\}",
      r"debertaP2C, ValueRange{jLocal, iLocal}", DEBERTA_TESTS),
+    ("deberta-far-tile-check", "every DeBERTa key tile is taken for a far tile "
+     "(one table row for the whole band) without checking its index entries",
+     r"arith::AndIOp::create\(b, loc, acc\[0\], same\)",
+     r"acc[0]", DEBERTA_TESTS),
     ("shaw-clamp-bound", "relative distances clamp at K - 1 instead of K",
      r"r = arith::MinSIOp::create\(b, loc, r, indexConst\(b, loc, maxDist\)\)",
      r"r = arith::MinSIOp::create(b, loc, r, indexConst(b, loc, maxDist - 1))", SHAW_TESTS),

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -124,6 +125,55 @@ Value posenc::decompose::prepareDebertaIndex(OpBuilder &b, Location loc,
       });
 }
 
+Value VectorTileBuilder::debertaFirstEntry(Value kStart) {
+  // r = qStart - kStart - (tk - 1) at u = 0, entry r + Sk - 1.
+  return arith::AddIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, task.qStart, kStart),
+      arith::SubIOp::create(b, loc, task.sk, tkV));
+}
+
+Value VectorTileBuilder::debertaRowsUniform(Value kStart, int64_t numRows) {
+  // All of index[clamp(first + u)], u < numRows, equal to the first: a
+  // scalar loop over the entries, not an argument from the bucket
+  // function's monotonicity, so that it holds for any index.
+  Value index = tables.debertaIndex;
+  Value first = debertaFirstEntry(kStart);
+  Value last = arith::SubIOp::create(
+      b, loc, tensor::DimOp::create(b, loc, index, 0), indexConst(b, loc, 1));
+  auto entry = [&](OpBuilder &b, Value u) {
+    Value p = arith::AddIOp::create(b, loc, first, u);
+    p = arith::MaxSIOp::create(b, loc, arith::MinSIOp::create(b, loc, p, last),
+                               zeroIdx);
+    return tensor::ExtractOp::create(b, loc, index, ValueRange{p}).getResult();
+  };
+  Value row0 = entry(b, zeroIdx);
+  Value all = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  auto loop = scf::ForOp::create(
+      b, loc, indexConst(b, loc, 1), indexConst(b, loc, numRows),
+      indexConst(b, loc, 1), ValueRange{all},
+      [&](OpBuilder &b, Location loc, Value u, ValueRange acc) {
+        Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                           entry(b, u), row0);
+        scf::YieldOp::create(
+            b, loc, ValueRange{arith::AndIOp::create(b, loc, acc[0], same)});
+      });
+  return loop.getResult(0);
+}
+
+Value VectorTileBuilder::broadcastFirst(Value t, int64_t dim, Value dest) {
+  // dest[x0, x1] = t[x0, x1] with index `dim` replaced by 0.
+  SmallVector<AffineExpr> read = {getAffineDimExpr(0, ctx),
+                                  getAffineDimExpr(1, ctx)};
+  read[dim] = getAffineConstantExpr(0, ctx);
+  Value out =
+      buildGeneric(b, loc, t, dest, {AffineMap::get(2, 0, read, ctx), id2},
+                   iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+                     yieldValue(b, loc, a[0]);
+                   });
+  markVectorTile(out, {1, 0});
+  return out;
+}
+
 Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart,
                                            int64_t numRows) {
   // rows[u, d] = table[(h,) c(r), d], r = i - j = qStart - kStart + u -
@@ -132,9 +182,7 @@ Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart,
   // rows fall outside [0, Sq + Sk - 2], the clamp keeps their loads in
   // bounds.
   Value index = tables.debertaIndex;
-  Value first = arith::AddIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, task.qStart, kStart),
-      arith::SubIOp::create(b, loc, task.sk, tkV));
+  Value first = debertaFirstEntry(kStart);
   Value last = arith::SubIOp::create(
       b, loc, tensor::DimOp::create(b, loc, index, 0), indexConst(b, loc, 1));
   Value rows = buildGeneric(
@@ -160,14 +208,23 @@ Value VectorTileBuilder::gatherDebertaRows(Value table, Value kStart,
   return rows;
 }
 
-Value VectorTileBuilder::buildDebertaC2PRows(Value kStart, int64_t numRows) {
+Value VectorTileBuilder::zeroedInto(Value dest) {
+  Value f = linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), dest)
+                .getResult(0);
+  markVectorTile(f, {1, 0});
+  return f;
+}
+
+Value VectorTileBuilder::buildDebertaC2PRows(Value kStart, int64_t numRows,
+                                             Value dest) {
   // C^T [numRows x tq] = pos_key[c(band)] Q~^T  (loops u, i, d)
   FusedAttentionOp op = info.op;
   Value rows = gatherDebertaRows(op.getDebertaPosKey(), kStart, numRows);
-  Value band =
-      contract(b, loc, c, rows, {0, 2}, qT, {2, 1},
-               filled({b.getIndexAttr(numRows ? numRows : debertaBandRows), tqI},
-                      0.0));
+  Value init =
+      dest ? zeroedInto(dest)
+           : filled({b.getIndexAttr(numRows ? numRows : debertaBandRows), tqI},
+                    0.0);
+  Value band = contract(b, loc, c, rows, {0, 2}, qT, {2, 1}, init);
   markVectorTile(band, {8, divisorAtMost(tq, 32), 1});
   return band;
 }
@@ -193,12 +250,28 @@ Value VectorTileBuilder::nextDebertaC2P(Value kStart) {
         yieldValue(b, loc, a[0]);
       });
   markVectorTile(kept, {1, 0});
-  Value fresh =
-      buildDebertaC2PRows(arith::AddIOp::create(b, loc, kStart, tkV), tk);
   band = tensor::InsertSliceOp::create(b, loc, kept, band,
                                        ArrayRef<OpFoldResult>{tkI, zero},
                                        ArrayRef<OpFoldResult>{keptI, tqI}, ones);
-  return tensor::InsertSliceOp::create(b, loc, fresh, band,
+  // The new rows, written in place into the band's first tk rows (both
+  // branches into one destination, so that the if's buffer is the band's).
+  // One table row for all of them (a far tile: every distance past the span
+  // or in the last log bucket) needs 8 rows of the product, not tk.
+  Value dest = tensor::ExtractSliceOp::create(
+      b, loc, band, ArrayRef<OpFoldResult>{zero, zero},
+      ArrayRef<OpFoldResult>{tkI, tqI}, ones);
+  Value next = arith::AddIOp::create(b, loc, kStart, tkV);
+  int64_t fewRows = std::min<int64_t>(tk, 8);
+  auto fresh = scf::IfOp::create(
+      b, loc, debertaRowsUniform(next, tk),
+      [&](OpBuilder &, Location) {
+        Value few = buildDebertaC2PRows(next, fewRows, Value());
+        scf::YieldOp::create(b, loc, broadcastFirst(few, 0, dest));
+      },
+      [&](OpBuilder &, Location) {
+        scf::YieldOp::create(b, loc, buildDebertaC2PRows(next, tk, dest));
+      });
+  return tensor::InsertSliceOp::create(b, loc, fresh.getResult(0), band,
                                        ArrayRef<OpFoldResult>{zero, zero},
                                        ArrayRef<OpFoldResult>{tkI, tqI}, ones);
 }
@@ -206,27 +279,52 @@ Value VectorTileBuilder::nextDebertaC2P(Value kStart) {
 void VectorTileBuilder::buildDebertaBands(Value kStart, Value kTile,
                                           Value carried) {
   FusedAttentionOp op = info.op;
-  OpFoldResult rowsI = b.getIndexAttr(debertaBandRows);
   if (op.getDebertaPosKey())
     debertaC2P = carried;
-  if (Value posQuery = op.getDebertaPosQuery()) {
-    // The rows transposed, [D x rows], so that the product's vector lanes
-    // (the band rows) read contiguous memory, as S^T's read Q~^T.
-    Value rows = gatherDebertaRows(posQuery, kStart, 0);
-    Value rowsT = buildGeneric(
-        b, loc, rows,
-        tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{dq, rowsI}, c),
-        {mapOf(ctx, 2, {1, 0}), id2}, iterators(2),
-        [&](OpBuilder &b, Location loc, ValueRange a) {
-          yieldValue(b, loc, a[0]);
-        });
-    markVectorTile(rowsT, {16, 16});
-    // P [tk x rows] = K~ pos_query[c(band)]^T  (loops j, u, d)
-    debertaP2C = contract(b, loc, c, kTile, {0, 2}, rowsT, {2, 1},
-                          filled({tkI, rowsI}, 0.0));
-    markVectorTile(debertaP2C, {divisorAtMost(tk, 8),
-                                divisorAtMost(debertaBandRows, 32), 1});
-  }
+  if (!op.getDebertaPosQuery())
+    return;
+  // One table row for the whole band (a far tile): a 16-column product
+  // whose first column is every column. Both branches write one
+  // destination, so that the if's buffer has its identity layout (the
+  // diagonal reads of addDebertaTerms become gathers, which need it).
+  Value dest = tensor::EmptyOp::create(
+      b, loc, ArrayRef<OpFoldResult>{tkI, b.getIndexAttr(debertaBandRows)}, c);
+  int64_t fewRows = std::min<int64_t>(debertaBandRows, 16);
+  auto p2c = scf::IfOp::create(
+      b, loc, debertaRowsUniform(kStart, tq + tk - 1),
+      [&](OpBuilder &, Location) {
+        Value few =
+            buildDebertaP2C(kStart, kTile, fewRows,
+                            filled({tkI, b.getIndexAttr(fewRows)}, 0.0));
+        scf::YieldOp::create(b, loc, broadcastFirst(few, 1, dest));
+      },
+      [&](OpBuilder &, Location) {
+        scf::YieldOp::create(
+            b, loc,
+            buildDebertaP2C(kStart, kTile, debertaBandRows, zeroedInto(dest)));
+      });
+  debertaP2C = p2c.getResult(0);
+}
+
+Value VectorTileBuilder::buildDebertaP2C(Value kStart, Value kTile,
+                                         int64_t numRows, Value init) {
+  // The rows transposed, [D x rows], so that the product's vector lanes
+  // (the band rows) read contiguous memory, as S^T's read Q~^T.
+  OpFoldResult rowsI = b.getIndexAttr(numRows);
+  Value rows = gatherDebertaRows(FusedAttentionOp(info.op).getDebertaPosQuery(),
+                                 kStart, numRows);
+  Value rowsT = buildGeneric(
+      b, loc, rows,
+      tensor::EmptyOp::create(b, loc, ArrayRef<OpFoldResult>{dq, rowsI}, c),
+      {mapOf(ctx, 2, {1, 0}), id2}, iterators(2),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, a[0]);
+      });
+  markVectorTile(rowsT, {16, 16});
+  // P [tk x rows] = K~ pos_query[c(band)]^T  (loops j, u, d)
+  Value p = contract(b, loc, c, kTile, {0, 2}, rowsT, {2, 1}, init);
+  markVectorTile(p, {divisorAtMost(tk, 8), divisorAtMost(numRows, 32), 1});
+  return p;
 }
 
 Value VectorTileBuilder::addDebertaTerms(OpBuilder &b, Location loc,

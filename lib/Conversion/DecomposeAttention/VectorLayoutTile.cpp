@@ -166,7 +166,7 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
   }
   // DeBERTa's c2p band, carried from key tile to key tile (last).
   if (FusedAttentionOp(info.op).getDebertaPosKey())
-    init.push_back(buildDebertaC2PRows(kBegin, 0));
+    init.push_back(buildDebertaC2PRows(kBegin, 0, Value()));
   auto mainLoop = scf::ForOp::create(
       b, loc, kBegin, fullEnd, tkV, init,
       [&](OpBuilder &, Location, Value kStart, ValueRange iter) {

@@ -134,9 +134,27 @@ private:
   /// + u - (tk - 1)), in the compute type: [numRows x D].
   mlir::Value gatherDebertaRows(mlir::Value table, mlir::Value kStart,
                                 int64_t numRows);
+  /// The entry of the per-op index (prepareDebertaIndex) of band row 0 of
+  /// the key tile at `kStart` (row u reads entry first + u, clamped).
+  mlir::Value debertaFirstEntry(mlir::Value kStart);
+  /// Whether band rows [0, numRows) of the key tile at `kStart` all gather
+  /// one table row (an i1): a far tile, whose distances all lie past the
+  /// span or in one log bucket.
+  mlir::Value debertaRowsUniform(mlir::Value kStart, int64_t numRows);
+  /// `dest` overwritten with the 2-d tile `t` read at index 0 of dim `dim`:
+  /// t's first row (dim 0) or column (dim 1) repeated.
+  mlir::Value broadcastFirst(mlir::Value t, int64_t dim, mlir::Value dest);
+  /// `dest` filled with zeros (a marked linalg.fill).
+  mlir::Value zeroedInto(mlir::Value dest);
+  /// P [tk x numRows] = K~ pos_query[c(band rows < numRows)]^T, accumulated
+  /// into `init` (zeros).
+  mlir::Value buildDebertaP2C(mlir::Value kStart, mlir::Value kTile,
+                              int64_t numRows, mlir::Value init);
   /// The first `numRows` rows (0: debertaBandRows) of the c2p band of the
-  /// key tile at `kStart`: pos_key[c(band)] Q~^T, [numRows x tq].
-  mlir::Value buildDebertaC2PRows(mlir::Value kStart, int64_t numRows);
+  /// key tile at `kStart`: pos_key[c(band)] Q~^T, [numRows x tq], written
+  /// into `dest` when given.
+  mlir::Value buildDebertaC2PRows(mlir::Value kStart, int64_t numRows,
+                                  mlir::Value dest);
   /// DeBERTa's bands of the key tile at `kStart` (K~ tile `kTile`):
   /// debertaC2P = `carried` (with c2p: the loops' last value), debertaP2C
   /// [tk x rows] (with p2c).

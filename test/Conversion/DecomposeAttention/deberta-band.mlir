@@ -26,7 +26,10 @@
 // own). The p2c band [tk x 96] = K~ pos_query[band]^T is per key tile (the
 // gathered rows transposed first, so that the band's lanes load
 // contiguously). The scale/mask generic reads both diagonally
-// (u = iLocal - jLocal + tk - 1).
+// (u = iLocal - jLocal + tk - 1). A far tile, whose band gathers one table
+// row for every distance (checked entry by entry, an scf.for over the
+// index), computes 16 columns of p2c and 8 rows of the next c2p rows and
+// repeats the first (docs/design.md, "DeBERTa's band products").
 // CHECK-LABEL: func.func @deberta
 // CHECK-NOT: tensor<{{.*}}100x180x
 // CHECK-NOT: tensor<{{.*}}100x24x
@@ -38,15 +41,31 @@
 // CHECK: %[[FIRST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
 // CHECK: scf.for {{.*}} iter_args({{.*}}, %[[BAND:.*]] = %[[FIRST]]) -> ({{.*}}, tensor<96x32xf32>)
 // CHECK-NOT: math.log
+// CHECK: %[[P2C:.*]] = tensor.empty() : tensor<64x96xf32>
+// CHECK: %[[FAR:.*]] = scf.for %{{.*}} = %c1 to %c95 step %c1 iter_args(%{{.*}} = %true) -> (i1)
+// CHECK: scf.if %[[FAR]] -> (tensor<64x96xf32>)
+// CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
+// CHECK: %[[FEW:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[FEW]] : tensor<64x16xf32>) outs(%[[P2C]] : tensor<64x96xf32>)
+// CHECK: } else {
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[P2C]] : tensor<64x96xf32>)
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<96x16xf32>) outs(%{{.*}} : tensor<16x96xf32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x96xf32>) outs(%{{.*}} : tensor<64x96xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x96xf32>) outs(%[[ZERO]] : tensor<64x96xf32>)
 // CHECK: tensor.extract %[[BAND]][%{{.*}}, %{{.*}}] : tensor<96x32xf32>
 // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x96xf32>
 // CHECK: %[[KEPT:.*]] = bufferization.alloc_tensor() : tensor<32x32xf32>
-// CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
-// CHECK: %[[FRESH:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<64x32xf32>)
 // CHECK: %[[MOVED:.*]] = tensor.insert_slice %{{.*}} into %[[BAND]][64, 0] [32, 32]
+// CHECK: %[[DEST:.*]] = tensor.extract_slice %[[MOVED]][0, 0] [64, 32]
+// CHECK: %[[NEXTFAR:.*]] = scf.for %{{.*}} = %c1 to %c64 step %c1 iter_args(%{{.*}} = %true) -> (i1)
+// CHECK: %[[FRESH:.*]] = scf.if %[[NEXTFAR]] -> (tensor<64x32xf32>)
+// CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
+// CHECK: %[[EIGHT:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[EIGHT]] : tensor<8x32xf32>) outs(%[[DEST]] : tensor<64x32xf32>)
+// CHECK: } else {
+// CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
+// CHECK: %[[ZEROROWS:.*]] = linalg.fill {{.*}} outs(%[[DEST]] : tensor<64x32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x32xf32>) outs(%[[ZEROROWS]] : tensor<64x32xf32>)
 // CHECK: %[[NEXT:.*]] = tensor.insert_slice %[[FRESH]] into %[[MOVED]][0, 0] [64, 32]
 // CHECK: scf.yield {{.*}}, %[[NEXT]] :
 // CHECK-NOT: tensor<{{.*}}100x180x
@@ -68,6 +87,7 @@
 // BUFFERS-LABEL: func.func @deberta
 // BUFFERS-NOT: 100x180x
 // BUFFERS-NOT: 100x24x
+// BUFFERS-NOT: strided<[?, ?]
 // BUFFERS: return
 //
 // ... while the reference lowering builds the scores (so the checks above
