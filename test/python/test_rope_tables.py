@@ -75,13 +75,31 @@ def test_rope_table_equals_attribute_form():
         ref.rope(x, positions, "interleaved"), atol=1e-12)
 
 
-def test_rope_table_sequence_mismatch_is_reported():
+@pytest.mark.parametrize("pipeline", [REFERENCE, FUSED], ids=["reference", "cpu"])
+def test_rope_table_sequence_mismatch_is_reported(pipeline):
     program = posenc.rope_table([1, None, 16], "half")
-    fn = posenc.compile(program, pipeline=REFERENCE)
+    fn = posenc.compile(program, pipeline=pipeline)
     x = np.zeros((1, 8, 16), np.float32)
     t = np.zeros((9, 16), np.float32)
     with pytest.raises(posenc.PosencError, match="cos/sin tables differs"):
         fn(x, t, t)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("d,rotary_dim", [(160, None), (256, 208)])
+def test_standalone_rope_table_wide_heads(layout, d, rotary_dim):
+    """posenc-lower-rope streams rows in chunks of 64 lanes: head dims whose
+    rotated part (or half of it) is not one chunk, with a pass-through tail."""
+    shape = (1, 2, 23, d)
+    program = posenc.rope_table([1, 2, None, d], layout, table_shape=(1,),
+                                rotary_dim=rotary_dim)
+    rng = np.random.default_rng(d + (rotary_dim or 0))
+    x = rng.standard_normal(shape).astype(np.float32)
+    r = rotary_dim or d
+    cos, sin, cos64, sin64 = tables(rng, (1, 23, r), "f32")
+    got = posenc.compile(program, pipeline=FUSED)(x, cos, sin)
+    want = ref.rope_table(x.astype(np.float64), cos64, sin64, layout)
+    assert_close(got, want, *ROPE_TOLERANCE["f32"], f"rope_table {layout} D={d}")
 
 
 @pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])

@@ -408,6 +408,11 @@ def PosencLowerRopePass : Pass<"posenc-lower-rope"> {
       with its lanes swapped pairwise by a `vector.shuffle` (interleaved) are
       read as vectors (chunks of at most 64 lanes), rotated in f32 (f64 for
       f64 inputs) and written back; dims `>= rotary_dim` are copied.
+    * the table form (`cos`/`sin` operands) has no per-block table: each row
+      reads its own row of the op's tables (broadcast over the input's lead
+      dims as the reference lowering reads them), each half with its own
+      columns, and for the interleaved layout the op's sin negated on the
+      first lane of each pair.
 
     The inverse frequencies come from the reference lowering's table builder,
     so every scaling kind (dynamic NTK and LongRoPE at run time) and both

@@ -16,6 +16,13 @@
 //       x[..., R:] copied
 //     (xPos: the table rows carry the decay, XPosDecay.cpp)
 //
+// The table form (posenc.rope with cos/sin operands) has no per-block table:
+// each row reads its own rows of the op's tables (broadcast over the lead
+// dims as the reference lowering reads them, ropeTableIndices), full width
+// with independent halves: half layout x[p] cos[p] - x[p + R/2] sin[p] and
+// x[p + R/2] cos[p + R/2] + x[p] sin[p + R/2]; interleaved x cos + y sin'
+// with the op's own sin signed per lane (signRotaryLanes).
+//
 // The rotation is posenc.rope's, built by BuilderUtils.h's helpers
 // (applyHalfRotaryToRow; buildInterleavedRotaryLanes, whose tables carry the
 // sign of buildRotatedElement, and applyRotaryBySignedSin), the inverse
@@ -106,6 +113,14 @@ private:
   Value rotateInterleavedRow(OpBuilder &b, Location loc, Value out, Value r,
                              Value s);
   Value rotateHalfRow(OpBuilder &b, Location loc, Value out, Value r, Value s);
+  /// The table form's rows: columns [col, col + w) of the op's cos or sin
+  /// table at row `s` (and the lead indices), in the compute type.
+  Value tableChunk(OpBuilder &b, Location loc, Value table, Value s, Value col,
+                   int64_t w);
+  Value rotateInterleavedTableRow(OpBuilder &b, Location loc, Value out,
+                                  Value r, Value s);
+  Value rotateHalfTableRow(OpBuilder &b, Location loc, Value out, Value r,
+                           Value s);
   /// for lead dims from `dim` (outermost first), for rows: rotate.
   Value buildLoops(OpBuilder &b, Location loc, int64_t dim, Value out);
 
@@ -117,6 +132,8 @@ private:
   RankedTensorType inputType;
   int64_t rank, numLead, headDim, rotaryDim, half, tableWidth;
   bool interleaved;
+  /// The table form: cos/sin operands instead of positions.
+  bool tableForm;
   Type elemType;
   FloatType computeType, angleType;
   double attentionFactor;
@@ -147,6 +164,7 @@ StandaloneRopeBuilder::StandaloneRopeBuilder(OpBuilder &b, RopeOp op,
     : b(b), op(op), loc(op.getLoc()), blockRows(blockRows) {
   input = op.getInput();
   positions = op.getPositions();
+  tableForm = op.hasTables();
   inputType = cast<RankedTensorType>(input.getType());
   rank = inputType.getRank();
   numLead = rank - 2;
@@ -160,8 +178,9 @@ StandaloneRopeBuilder::StandaloneRopeBuilder(OpBuilder &b, RopeOp op,
   computeType = computeTypeFor(elemType);
   angleType = op.getPrecision() == AnglePrecision::exact ? b.getF64Type()
                                                           : b.getF32Type();
-  attentionFactor = op.getEffectiveAttentionFactor();
-  perBatch = cast<RankedTensorType>(positions.getType()).getRank() == 2;
+  attentionFactor = tableForm ? 1.0 : op.getEffectiveAttentionFactor();
+  perBatch =
+      !tableForm && cast<RankedTensorType>(positions.getType()).getRank() == 2;
 }
 
 void StandaloneRopeBuilder::checkPositionsLength() {
@@ -259,11 +278,73 @@ Value StandaloneRopeBuilder::rotateHalfRow(OpBuilder &b, Location loc,
   return out;
 }
 
+Value StandaloneRopeBuilder::tableChunk(OpBuilder &b, Location loc, Value table,
+                                        Value s, Value col, int64_t w) {
+  SmallVector<Value> at =
+      ropeTableIndices(b, loc, table, withTail(lead, s, col), col);
+  return castFloat(b, loc, readVector(b, loc, table, at, w),
+                   VectorType::get({w}, computeType));
+}
+
+Value StandaloneRopeBuilder::rotateInterleavedTableRow(OpBuilder &b,
+                                                       Location loc, Value out,
+                                                       Value r, Value s) {
+  for (int64_t c0 = 0; c0 < rotaryDim; c0 += kChunk) {
+    int64_t w = std::min(kChunk, rotaryDim - c0);
+    Value col = indexConst(b, loc, c0);
+    Value x =
+        castFloat(b, loc, readVector(b, loc, input, withTail(lead, s, col), w),
+                  VectorType::get({w}, computeType));
+    Value y = swapRotaryPairLanes(b, loc, x);
+    Value c = tableChunk(b, loc, op.getCos(), s, col, w);
+    Value sn =
+        signRotaryLanes(b, loc, tableChunk(b, loc, op.getSin(), s, col, w));
+    Value rot = applyRotaryBySignedSin(b, loc, x, y, c, sn);
+    out = writeVector(b, loc,
+                      castFloat(b, loc, rot, VectorType::get({w}, elemType)),
+                      out, outLead(r, col));
+  }
+  return out;
+}
+
+Value StandaloneRopeBuilder::rotateHalfTableRow(OpBuilder &b, Location loc,
+                                                Value out, Value r, Value s) {
+  for (int64_t c0 = 0; c0 < half; c0 += kChunk) {
+    int64_t w = std::min(kChunk, half - c0);
+    Value colA = indexConst(b, loc, c0);
+    Value colB = indexConst(b, loc, half + c0);
+    auto computeVec = VectorType::get({w}, computeType);
+    Value a =
+        castFloat(b, loc, readVector(b, loc, input, withTail(lead, s, colA), w),
+                  computeVec);
+    Value bv =
+        castFloat(b, loc, readVector(b, loc, input, withTail(lead, s, colB), w),
+                  computeVec);
+    // Each half its own table columns (nothing assumes equal halves).
+    Value cA = tableChunk(b, loc, op.getCos(), s, colA, w);
+    Value sA = tableChunk(b, loc, op.getSin(), s, colA, w);
+    Value cB = tableChunk(b, loc, op.getCos(), s, colB, w);
+    Value sB = tableChunk(b, loc, op.getSin(), s, colB, w);
+    Value outA = buildRotatedElement(b, loc, a, bv, cA, sA, /*isFirst=*/true);
+    Value outB = buildRotatedElement(b, loc, bv, a, cB, sB, /*isFirst=*/false);
+    auto elemVec = VectorType::get({w}, elemType);
+    out = writeVector(b, loc, castFloat(b, loc, outA, elemVec), out,
+                      outLead(r, colA));
+    out = writeVector(b, loc, castFloat(b, loc, outB, elemVec), out,
+                      outLead(r, colB));
+  }
+  return out;
+}
+
 Value StandaloneRopeBuilder::rotateRow(OpBuilder &b, Location loc, Value out,
                                        Value r) {
   Value s = arith::AddIOp::create(b, loc, rowStart, r);
-  out = interleaved ? rotateInterleavedRow(b, loc, out, r, s)
-                    : rotateHalfRow(b, loc, out, r, s);
+  if (tableForm)
+    out = interleaved ? rotateInterleavedTableRow(b, loc, out, r, s)
+                      : rotateHalfTableRow(b, loc, out, r, s);
+  else
+    out = interleaved ? rotateInterleavedRow(b, loc, out, r, s)
+                      : rotateHalfRow(b, loc, out, r, s);
   // Dims past rotary_dim pass through.
   for (int64_t c0 = rotaryDim; c0 < headDim; c0 += kChunk) {
     int64_t w = std::min(kChunk, headDim - c0);
@@ -297,8 +378,12 @@ Value StandaloneRopeBuilder::buildLoops(OpBuilder &b, Location loc,
 }
 
 Value StandaloneRopeBuilder::build() {
-  checkPositionsLength();
-  invFreq = buildRopeInvFreqTable(b, loc, op, positions, angleType);
+  if (tableForm)
+    buildRopeTableChecks(b, loc, "posenc.rope", op.getCos(), input);
+  else
+    checkPositionsLength();
+  if (!tableForm)
+    invFreq = buildRopeInvFreqTable(b, loc, op, positions, angleType);
   if (XPosAttr xpos = op.getXposAttr()) {
     xposLogDecay =
         buildXPosLogDecayConstant(b, loc, xpos, rotaryDim, computeType);
@@ -329,7 +414,8 @@ Value StandaloneRopeBuilder::build() {
       arith::MulIOp::create(b, loc, forall.getInductionVars().back(), rowsC);
   numRows = arith::MinUIOp::create(
       b, loc, rowsC, arith::SubIOp::create(b, loc, seqLen, rowStart));
-  std::tie(cosTable, sinTable) = buildTables(rows);
+  if (!tableForm)
+    std::tie(cosTable, sinTable) = buildTables(rows);
 
   // The block's slice of the output: every lead index, its rows.
   Value shared = forall.getRegionIterArgs()[0];
@@ -358,9 +444,6 @@ struct LowerStandaloneRope : OpRewritePattern<RopeOp> {
 
   LogicalResult matchAndRewrite(RopeOp op,
                                 PatternRewriter &rewriter) const override {
-    if (op.hasTables())
-      return rewriter.notifyMatchFailure(
-          op, "table form: left to the reference lowering");
     // Larger head dims would unroll into too many chunks.
     if (op.getHeadDim() > kMaxHeadDim)
       return rewriter.notifyMatchFailure(

@@ -130,3 +130,47 @@ func.func @huge_head_dim(%x: tensor<4x2048xf32>, %pos: tensor<4xi32>) -> tensor<
   %r = posenc.rope %x, %pos layout half : tensor<4x2048xf32>, tensor<4xi32>
   return %r : tensor<4x2048xf32>
 }
+
+// -----
+
+// The table form: no per-block table; each row reads its own row of the
+// op's tables ([S, R], broadcast over batch and heads), both halves with
+// their own columns: first half x1 cos1 - x2 sin1, second x2 cos2 + x1 sin2.
+// CHECK-LABEL: func.func @table_form_half
+// CHECK:         cf.assert %{{.*}}, "posenc.rope: dim 0 of the cos/sin tables differs from dim 2 of the input"
+// CHECK:         scf.forall
+// CHECK-NOT:     math.cos
+// CHECK:           %[[S:.*]] = arith.addi
+// CHECK:           %[[X1:.*]] = vector.transfer_read %arg0[%{{.*}}, %{{.*}}, %[[S]], %c0]{{.*}} vector<16xf32>
+// CHECK:           %[[X2:.*]] = vector.transfer_read %arg0[%{{.*}}, %{{.*}}, %[[S]], %c16]{{.*}} vector<16xf32>
+// CHECK:           %[[C1:.*]] = vector.transfer_read %arg1[%[[S]], %c0]
+// CHECK:           %[[S1:.*]] = vector.transfer_read %arg2[%[[S]], %c0]
+// CHECK:           %[[C2:.*]] = vector.transfer_read %arg1[%[[S]], %c16]
+// CHECK:           %[[S2:.*]] = vector.transfer_read %arg2[%[[S]], %c16]
+// CHECK:           %[[A:.*]] = arith.mulf %[[X1]], %[[C1]]
+// CHECK:           %[[B:.*]] = arith.mulf %[[X2]], %[[S1]]
+// CHECK:           arith.subf %[[A]], %[[B]]
+// CHECK:           %[[C:.*]] = arith.mulf %[[X2]], %[[C2]]
+// CHECK:           %[[D:.*]] = arith.mulf %[[X1]], %[[S2]]
+// CHECK:           arith.addf %[[C]], %[[D]]
+// CHECK-NOT:     posenc.rope
+func.func @table_form_half(%x: tensor<2x3x?x32xf32>, %c: tensor<?x32xf32>, %s: tensor<?x32xf32>) -> tensor<2x3x?x32xf32> {
+  %r = posenc.rope %x tables(%c, %s : tensor<?x32xf32>, tensor<?x32xf32>) layout half : tensor<2x3x?x32xf32>
+  return %r : tensor<2x3x?x32xf32>
+}
+
+// -----
+
+// Interleaved table form: pairs swapped in registers, the op's own sin
+// negated on the first lane of each pair.
+// CHECK-LABEL: func.func @table_form_interleaved
+// CHECK:           %[[X:.*]] = vector.transfer_read %arg0{{.*}} vector<8xf32>
+// CHECK:           %[[Y:.*]] = vector.shuffle %[[X]], %[[X]] [1, 0, 3, 2, 5, 4, 7, 6]
+// CHECK:           vector.transfer_read %arg1
+// CHECK:           %[[SIN:.*]] = vector.transfer_read %arg2
+// CHECK:           %[[NEG:.*]] = arith.negf %[[SIN]]
+// CHECK:           arith.select %{{.*}}, %[[NEG]], %[[SIN]] : vector<8xi1>, vector<8xf32>
+func.func @table_form_interleaved(%x: tensor<4x?x8xf32>, %c: tensor<4x?x8xf32>, %s: tensor<4x?x8xf32>) -> tensor<4x?x8xf32> {
+  %r = posenc.rope %x tables(%c, %s : tensor<4x?x8xf32>, tensor<4x?x8xf32>) layout interleaved : tensor<4x?x8xf32>
+  return %r : tensor<4x?x8xf32>
+}

@@ -243,18 +243,22 @@ posenc::buildInterleavedRotaryLanes(OpBuilder &b, Location loc, Value cosPairs,
     dup.append({p, p});
   Value c = vector::ShuffleOp::create(b, loc, cosPairs, cosPairs, dup);
   Value sn = vector::ShuffleOp::create(b, loc, sinPairs, sinPairs, dup);
+  return {c, signRotaryLanes(b, loc, sn)};
+}
+
+Value posenc::signRotaryLanes(OpBuilder &b, Location loc, Value sinLanes) {
   // Negation is exact: x cos + y (-sin) is x cos - y sin, the same numbers
   // as buildRotatedElement.
+  int64_t width = cast<VectorType>(sinLanes.getType()).getNumElements();
   SmallVector<bool> negated;
-  for (int64_t l = 0; l < 2 * half; ++l)
+  for (int64_t l = 0; l < width; ++l)
     negated.push_back(negatesPartnerSin(/*isFirst=*/l % 2 == 0));
   Value negate = arith::ConstantOp::create(
       b, loc,
-      DenseElementsAttr::get(VectorType::get({2 * half}, b.getI1Type()),
+      DenseElementsAttr::get(VectorType::get({width}, b.getI1Type()),
                              ArrayRef<bool>(negated)));
-  sn = arith::SelectOp::create(b, loc, negate,
-                               arith::NegFOp::create(b, loc, sn), sn);
-  return {c, sn};
+  return arith::SelectOp::create(
+      b, loc, negate, arith::NegFOp::create(b, loc, sinLanes), sinLanes);
 }
 
 Value posenc::swapRotaryPairLanes(OpBuilder &b, Location loc, Value x) {

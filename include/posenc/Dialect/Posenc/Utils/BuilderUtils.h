@@ -110,6 +110,12 @@ std::pair<mlir::Value, mlir::Value>
 buildInterleavedRotaryLanes(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value cosPairs, mlir::Value sinPairs);
 
+/// A per-lane sin vector of whole interleaved pairs with the sign of each
+/// lane's partner term in buildRotatedElement applied (-sin on the first
+/// lane of a pair, exact), for applyRotaryBySignedSin.
+mlir::Value signRotaryLanes(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value sinLanes);
+
 /// The pair partners of a vector `x` of whole interleaved pairs (an even
 /// number of lanes): its lanes exchanged two by two.
 mlir::Value swapRotaryPairLanes(mlir::OpBuilder &b, mlir::Location loc,
