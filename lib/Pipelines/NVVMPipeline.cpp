@@ -145,8 +145,6 @@ void posenc::buildPosencToNVVMPipeline(
   }
   if (options.raise)
     pm.addPass(createPosencRaisePass());
-  // The KV-cache forms are CPU-only so far: an error naming the form.
-  pm.addPass(createPosencGpuCheckKVCacheFormsPass());
 
   // Tensor level: the CPU pipeline's passes. Attention (with the encodings
   // it absorbs) as posenc.fused_attention, decomposed flash-style into a
@@ -154,11 +152,9 @@ void posenc::buildPosencToNVVMPipeline(
   // lowering and elementwise fusion, which on the fused path stays outside
   // the attention tiles.
   if (options.fused) {
-    // DeBERTa stays posenc.disentangled_attention: the kernels have no band
-    // product, so the reference lowering below lowers it.
-    PosencFuseAttentionPassOptions fuseOptions;
-    fuseOptions.disentangled = false;
-    pm.addPass(createPosencFuseAttentionPass(fuseOptions));
+    // Transformer-XL and DeBERTa fuse too: the FMA kernel takes their
+    // position terms as a dot product per score (docs/gpu.md).
+    pm.addPass(createPosencFuseAttentionPass());
     // f16/bf16 attention: one tensor-core kernel, built on tensors; what it
     // does not take (f32, rel_value, ...) goes on to the decomposition.
     if (options.tensorCores) {

@@ -2,15 +2,12 @@
 // positions, f16/bf16 key/value under an f32 query) lower through
 // --posenc-to-nvvm, fused (the FMA kernel: the decode schedule for these
 // Sq <= 16, the prefill schedule for larger Sq) and with fused=false (the
-// reference kernels); posenc-gpu-check-kv-cache-forms reports none of them
-// (it still reports Transformer-XL: xl-gpu-unlowered.mlir). A hand-written
+// reference kernels). A hand-written
 // fused op with these forms: test/Conversion/AttentionToGPU/decode.mlir. Execution
 // through the CPU emulation of the mapping: test/python/test_gpu_decode_emulation.py.
-// RUN: posenc-opt %s --split-input-file --posenc-gpu-check-kv-cache-forms | FileCheck %s --check-prefix=KEEP
 // RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa" | FileCheck %s
 // RUN: posenc-opt %s --split-input-file --posenc-to-nvvm="format=isa fused=false" | FileCheck %s
 
-// KEEP: posenc.attention %{{.*}} kv_lengths
 // CHECK-LABEL: llvm.func @kv_lengths
 // CHECK: gpu.launch_func
 // CHECK: gpu.binary
@@ -21,7 +18,6 @@ func.func @kv_lengths(%q: tensor<2x8x1x64xf32>, %k: tensor<2x2x16x64xf32>, %len:
 
 // -----
 
-// KEEP: posenc.attention
 // CHECK-LABEL: llvm.func @mixed_types
 // CHECK: gpu.launch_func
 // CHECK: gpu.binary
@@ -33,7 +29,6 @@ func.func @mixed_types(%q: tensor<1x8x1x64xf32>, %k: tensor<1x2x16x64xf16>) -> t
 // -----
 
 // Prefill (Sq = 40) over a bf16 cache with kv_lengths.
-// KEEP: posenc.attention
 // CHECK-LABEL: llvm.func @prefill_cache
 // CHECK: gpu.launch_func
 // CHECK: gpu.binary
@@ -44,7 +39,6 @@ func.func @prefill_cache(%q: tensor<2x8x40x64xf32>, %k: tensor<2x2x128x64xbf16>,
 
 // -----
 
-// KEEP: posenc.rope
 // CHECK-LABEL: llvm.func @rope_per_batch
 // CHECK: gpu.launch_func
 // CHECK: gpu.binary

@@ -26,8 +26,6 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
 // RUN:   --pass-pipeline="builtin.module(posenc-fuse-attention, posenc-gpu-tensor-core-attention)" \
 // RUN:   | FileCheck %s --check-prefix=TENSORCORE
-// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
-// RUN:   --pass-pipeline="builtin.module(posenc-gpu-check-kv-cache-forms)" | FileCheck %s --check-prefix=CHECKKV
 //
 // GPU preparation on tensors, and the FMA attention kernel's mapping.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %s \
@@ -81,11 +79,6 @@
 // RUN: %python %S/Inputs/pass_coverage.py --plugin-help %t.plugin-help \
 // RUN:   --tool-help %t.posenc-opt-help --test-only posenc-gpu-emulate-tensor-cores \
 // RUN:   --runs %s | FileCheck %s --check-prefix=COVERAGE
-
-// No KV-cache form here: the GPU's check leaves the program as it is.
-// CHECKKV-LABEL: func.func @rope_attention
-// CHECKKV:         posenc.rope
-// CHECKKV:         posenc.attention
 
 // FUSE-LABEL:  func.func @rope_attention
 // FUSE:          posenc.fused_attention

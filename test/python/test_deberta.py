@@ -258,17 +258,24 @@ def run_paths(program, args, want, elem, pipelines=ALL_FUSED):
 
 
 TERMS = [("c2p",), ("p2c",), ("c2p", "p2c")]
+#: (sq, sk, causal) of the f32 cases (also test_gpu_relative_emulation.py's).
+F32_SHAPES = [(13, 13, False), (7, 30, True), (30, 9, False), (25, 25, True)]
+
+
+def f32_case(sq, sk, causal, terms, buckets):
+    """The f32 case of `test_disentangled_attention_f32`: B = 2, H = 3,
+    D = 16, span 8 with buckets (8, 20) else 6, per-head tables when Sq is
+    odd."""
+    span = 8 if buckets else 6
+    return deberta_case("f32", 2, 3, sq, sk, 16, span, terms, buckets, causal,
+                        per_head=(sq % 2 == 1), seed=sq * sk)
 
 
 @pytest.mark.parametrize("buckets", [None, (8, 20)], ids=["plain", "buckets"])
 @pytest.mark.parametrize("terms", TERMS, ids="|".join)
-@pytest.mark.parametrize("sq,sk,causal", [(13, 13, False), (7, 30, True), (30, 9, False),
-                                          (25, 25, True)])
+@pytest.mark.parametrize("sq,sk,causal", F32_SHAPES)
 def test_disentangled_attention_f32(sq, sk, causal, terms, buckets):
-    span = 8 if buckets else 6
-    program, args, want = deberta_case("f32", 2, 3, sq, sk, 16, span, terms, buckets,
-                                       causal, per_head=(sq % 2 == 1), seed=sq * sk)
-    run_paths(program, args, want, "f32")
+    run_paths(*f32_case(sq, sk, causal, terms, buckets), "f32")
 
 
 @pytest.mark.parametrize("elem", ["f16", "bf16"])
@@ -322,7 +329,7 @@ def test_fusion_makes_the_deberta_terms_unless_disabled(terms):
     assert ("deberta_pos_key(" in fused) == ("c2p" in terms)
     assert ("deberta_pos_query(" in fused) == ("p2c" in terms)
     assert "deberta_position_buckets = 8" in fused
-    # The NVVM pipeline's setting leaves the op to the reference lowering.
+    # disentangled=false leaves the op to the reference lowering.
     kept = posenc.run_pipeline(
         program, "builtin.module(posenc-fuse-attention{disentangled=false})")
     assert "posenc.disentangled_attention" in kept and "deberta_pos" not in kept

@@ -38,9 +38,10 @@ def PosencToLinalgPass : Pass<"posenc-to-linalg"> {
     too. For the latter the table row `c(i, j)` (with DeBERTa-v2's log bucket)
     is computed once per (query, key) pair into an `[Sq, Sk]` index tensor,
     and the score reduction over `D` gathers the `pos_key` / `pos_query` rows
-    by it, so no `[Sq, 2k]` product is built. There is no fused form of
-    `posenc.disentangled_attention` yet: `posenc-cpu-pipeline` (fused or
-    not) and `posenc-to-nvvm` lower it with this pass.
+    by it, so no `[Sq, 2k]` product is built. This is the reference form
+    (`reference=true` of `posenc-cpu-pipeline`, `fused=false` of
+    `posenc-to-nvvm`); the fused pipelines fold the op into
+    `posenc.fused_attention` first.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -336,25 +337,6 @@ def PosencGpuTensorCoreAttentionPass
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
-}
-
-def PosencGpuCheckKVCacheFormsPass
-    : Pass<"posenc-gpu-check-kv-cache-forms", "::mlir::ModuleOp"> {
-  let summary = "Reports the attention forms the GPU lowering does not "
-                "implement yet";
-  let description = [{
-    The first pass of `--posenc-to-nvvm`: each op the GPU kernels do not
-    lower is an error naming it, and the pass fails, instead of a GPU kernel
-    that would ignore it. That is Transformer-XL's relative terms
-    (posenc.xl_attention, the xl term of posenc.fused_attention): the GPU
-    kernels' score hook is one element at a time, and the per-tile band
-    product the term needs is not in them. The KV-cache forms the pass is
-    named for (docs/spec.md, "attention over a KV cache": `kv_lengths`,
-    per-batch positions `[B, S]`, key/value of an element type other than
-    the query's) are lowered now: the FMA kernel reads them as the CPU's
-    decomposition does, the tensor-core kernel leaves them to it
-    (docs/gpu.md, "Decode schedule"), so none of them is reported.
-  }];
 }
 
 def PosencGpuUnrollPrivateLoopsPass

@@ -86,9 +86,13 @@ std::string posenc::whyNotTensorCores(FusedAttentionOp op,
   if (op.getT5Table())
     return "the t5_table term is not computed on tensor cores";
   if (op.getXlRel())
-    return "the xl term is not computed on tensor cores";
+    return "the xl term (a band product per key tile, read along its "
+           "diagonals) is not computed on tensor cores; the FMA kernel "
+           "takes it per score";
   if (op.hasDebertaTerms())
-    return "DeBERTa's terms are not computed on tensor cores";
+    return "DeBERTa's terms (band products per key tile, gathered by "
+           "distance) are not computed on tensor cores; the FMA kernel takes "
+           "them per score";
   if (RotaryAttr q = op.getQRopeAttr(); q && q.getXpos())
     return "the xPos decay is not applied on tensor cores";
   if (op.getQCos() || op.getKCos())

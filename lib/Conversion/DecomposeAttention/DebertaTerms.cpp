@@ -24,7 +24,8 @@
 // Each band product costs (Bq + Bk - 1) / Bk times the tile's Q K^T, so the
 // two terms about quadruple the score arithmetic (the target: within
 // 2.5x of plain attention, whose P V is untouched). The generic layout (the
-// scalar tile path) takes the dot products per score.
+// scalar tile path, the GPU's FMA kernel) takes the dot products per score,
+// with log buckets read from the same per-op index.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,15 +73,28 @@ Value posenc::decompose::addDebertaTerms(OpBuilder &b, Location loc,
                                          const AttentionInfo &info,
                                          const QueryTileTask &task, Value s,
                                          Value qTile, Value kTile,
-                                         Value kStart) {
+                                         Value kStart, Value index) {
   // s[iLocal, jLocal] += sum_d q[iLocal, d] pos_key[c, d]
   //                          + k[jLocal, d] pos_query[c, d]  (loops i, j, d)
+  // with c = index[i - j + Sk - 1] (in bounds: the tiles have no padded
+  // rows or keys) or computed here.
   MLIRContext *ctx = b.getContext();
   FusedAttentionOp op = info.op;
   FloatType c = info.c;
   Value posKey = op.getDebertaPosKey(), posQuery = op.getDebertaPosQuery();
   int64_t span = op.getDebertaSpan();
   std::optional<DebertaBucketParams> buckets = getDebertaBucketParams(op);
+  Value skMinusOne =
+      arith::SubIOp::create(b, loc, task.sk, indexConst(b, loc, 1));
+  auto tableRow = [&](OpBuilder &b, Location loc, Value i, Value j) -> Value {
+    if (!index)
+      return buildDisentangledIndex(b, loc, i, j, span, buckets);
+    Value p = arith::AddIOp::create(b, loc, arith::SubIOp::create(b, loc, i, j),
+                                    skMinusOne);
+    return arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        tensor::ExtractOp::create(b, loc, index, ValueRange{p}));
+  };
   return buildGeneric(
       b, loc, ValueRange{qTile, kTile}, s,
       {mapOf(ctx, 3, {0, 2}), mapOf(ctx, 3, {1, 2}), mapOf(ctx, 3, {0, 1})},
@@ -89,7 +103,7 @@ Value posenc::decompose::addDebertaTerms(OpBuilder &b, Location loc,
                                         linalg::IndexOp::create(b, loc, 0));
         Value j = arith::AddIOp::create(b, loc, kStart,
                                         linalg::IndexOp::create(b, loc, 1));
-        Value row = buildDisentangledIndex(b, loc, i, j, span, buckets);
+        Value row = tableRow(b, loc, i, j);
         Value d = linalg::IndexOp::create(b, loc, 2);
         Value sum = a[2];
         auto addTerm = [&](Value x, Value table) {

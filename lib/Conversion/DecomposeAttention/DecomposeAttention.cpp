@@ -368,10 +368,11 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
       if (op.getT5Table())
         tables.t5Buckets =
             prepareT5Buckets(rewriter, loc, info, grid.sq, grid.sk);
-      if (op.hasDebertaTerms())
-        tables.debertaIndex =
-            prepareDebertaIndex(rewriter, loc, info, grid.sq, grid.sk);
     }
+    if (op.hasDebertaTerms() &&
+        (schedule.vectorLayout || getDebertaBucketParams(op)))
+      tables.debertaIndex =
+          prepareDebertaIndex(rewriter, loc, info, grid.sq, grid.sk);
 
     auto prefill = [&](OpBuilder &b) -> Value {
       OpBuilder::InsertionGuard guard(b);

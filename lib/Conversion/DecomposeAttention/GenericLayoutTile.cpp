@@ -169,7 +169,8 @@ void posenc::decompose::buildGenericLayoutTile(
         if (qvTile)
           s = addXlPositionTerm(b, loc, info, task, s, qvTile, kStart);
         if (op.hasDebertaTerms())
-          s = addDebertaTerms(b, loc, info, task, s, qTile, kTile, kStart);
+          s = addDebertaTerms(b, loc, info, task, s, qTile, kTile, kStart,
+                              tables.debertaIndex);
         s = modifyScores(b, loc, info, schedule, task, s, kStart, qr);
 
         SoftmaxStep step =

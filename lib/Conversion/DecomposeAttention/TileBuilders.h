@@ -386,15 +386,19 @@ mlir::Value addXlPositionTerm(mlir::OpBuilder &b, mlir::Location loc,
 
 /// `s` [qSize x kSize] (generic layout, key tile at `kStart`) plus the
 /// unscaled DeBERTa terms q_i . pos_key[c] + k_j . pos_query[c] (those the
-/// op has) per score, c = c(i - j), from the Q~ and K~ tiles.
+/// op has) per score, c = c(i - j), from the Q~ and K~ tiles; c is read from
+/// `index` (prepareDebertaIndex) when given, else computed per score.
 mlir::Value addDebertaTerms(mlir::OpBuilder &b, mlir::Location loc,
                             const AttentionInfo &info,
                             const QueryTileTask &task, mlir::Value s,
                             mlir::Value qTile, mlir::Value kTile,
-                            mlir::Value kStart);
+                            mlir::Value kStart, mlir::Value index);
 
-/// The vector layout's per-op index of DeBERTa's terms: [Sq + Sk - 1] i32,
-/// entry p the table row c(r) of the distance r = i - j = p - (Sk - 1).
+/// The per-op index of DeBERTa's terms: [Sq + Sk - 1] i32, entry p the
+/// table row c(r) of the distance r = i - j = p - (Sk - 1). The vector
+/// layout always reads it; the generic layout with log buckets (their
+/// logarithm then runs once per distance, not inside each score's D-long
+/// product).
 mlir::Value prepareDebertaIndex(mlir::OpBuilder &b, mlir::Location loc,
                                 const AttentionInfo &info, mlir::Value sq,
                                 mlir::Value sk);
@@ -416,8 +420,8 @@ struct AttentionTables {
   /// Shaw's rel_key in the compute type, rows zero-padded to a multiple of
   /// 8 (vector layout); null without the key term.
   mlir::Value relKeyPadded;
-  /// DeBERTa's table row per distance (prepareDebertaIndex; vector layout);
-  /// null without DeBERTa's terms.
+  /// DeBERTa's table row per distance (prepareDebertaIndex; vector layout,
+  /// and generic layout with log buckets); null otherwise.
   mlir::Value debertaIndex;
   /// T5's bucket per distance (prepareT5Buckets; vector layout); null
   /// without the T5 term.

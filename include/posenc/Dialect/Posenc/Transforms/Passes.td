@@ -28,9 +28,8 @@ def PosencFuseAttentionPass : Pass<"posenc-fuse-attention"> {
 
     `posenc.disentangled_attention` (DeBERTa) becomes `posenc.fused_attention`
     with the `deberta_pos_key`/`deberta_pos_query` terms and the op's scale
-    made explicit, unless `disentangled=false` (the NVVM pipeline's setting:
-    its kernels have no band product, so it lowers the op with
-    `posenc-to-linalg`).
+    made explicit, unless `disentangled=false`, which leaves the op to
+    `posenc-to-linalg`'s reference lowering.
   }];
   let options = [
     Option<"disentangled", "disentangled", "bool", /*default=*/"true",
