@@ -121,6 +121,14 @@ struct RopeMatch {
 /// posenc.rope's table form takes, after inserting unit dims).
 bool isBroadcastRopeTable(mlir::Value table, mlir::AffineMap map, int64_t rank);
 
+/// `table` read through `map` by a product over `rank` loops as the
+/// right-aligned [..., S, D] tensor the table form takes (an expand_shape
+/// restoring the dims the map drops, or `table` itself); null when the map
+/// is no such broadcast (isBroadcastRopeTable), before creating anything.
+mlir::Value alignRopeTable(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value table, mlir::AffineMap map,
+                           int64_t rank);
+
 /// Replaces `root` by the table form of posenc.rope on `m.input` with
 /// `m.cosTable`/`m.sinTable` brought to the right-aligned [..., S, R] form
 /// the op takes (unit dims inserted where the maps broadcast); fails when
@@ -193,6 +201,13 @@ void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,
                                bool emitRemarks);
 void populateRaiseInterleavedRopePatterns(mlir::RewritePatternSet &patterns,
                                           bool emitRemarks);
+/// Meta's complex-number RoPE as torch-mlir lowers it
+/// (RaiseRopeComplex.cpp).
+void populateRaiseComplexRopePatterns(mlir::RewritePatternSet &patterns,
+                                      bool emitRemarks);
+/// Why the view_as_real-shaped collapse `op` is not raised as Meta's
+/// complex RoPE (empty: not a candidate), or std::nullopt when it would be.
+std::optional<std::string> explainComplexRope(mlir::Operation *op);
 
 } // namespace posenc::raise
 

@@ -90,6 +90,13 @@ static Value alignTable(OpBuilder &b, Location loc, Value table,
       plan.groups);
 }
 
+Value raise::alignRopeTable(OpBuilder &b, Location loc, Value table,
+                            AffineMap map, int64_t rank) {
+  std::optional<TableAlignment> plan =
+      planTableAlignment(cast<RankedTensorType>(table.getType()), map, rank);
+  return plan ? alignTable(b, loc, table, *plan) : Value();
+}
+
 LogicalResult raise::replaceWithTableRope(PatternRewriter &rewriter,
                                           Operation *root, const RopeMatch &m,
                                           Layout layout, bool emitRemark) {

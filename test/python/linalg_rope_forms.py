@@ -1,0 +1,175 @@
+"""RoPE written the way torch-mlir's TorchToLinalg writes it, as MLIR text,
+for the raising tests (test_raising_rope_forms.py; docs/raising.md).
+
+`complex_rope` is Meta's LLaMA reference rotation:
+
+    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)   # or complex(cos, sin)
+    out = torch.view_as_real(xq_ * freqs_cis).flatten(3).type_as(xq)
+
+with view_as_complex as a generic without inputs whose body extracts the two
+lanes (torch-mlir's ConvertAtenViewAsComplexOp), the product as a complex.mul
+generic broadcasting freqs_cis [S, D/2], view_as_real as a generic selecting
+complex.re / complex.im on the index of the new last dim
+(ConvertAtenViewAsRealOp), flatten as tensor.collapse_shape; the angles
+float(positions) * inv_freq as one elementwise generic per torch op.
+"""
+import numpy as np
+
+
+def _f32(v):
+    return "{:.9e}".format(float(np.float32(v)))
+
+
+def _maps(rank):
+    d = ", ".join(f"d{i}" for i in range(rank))
+    return f"affine_map<({d}) -> ({d})>"
+
+
+def _par(rank):
+    return "[" + ", ".join(['"parallel"'] * rank) + "]"
+
+
+def _angles(s, p, inv_freq):
+    """`%f` [S, P] = float(%pos) * inv_freq (sitofp generic, then mulf)."""
+    inv = ", ".join(_f32(v) for v in inv_freq)
+    return f"""
+  %inv = arith.constant dense<[{inv}]> : tensor<{p}xf32>
+  %e_s = tensor.empty() : tensor<{s}xf32>
+  %pf = linalg.generic {{indexing_maps = [{_maps(1)}, {_maps(1)}], iterator_types = {_par(1)}}}
+      ins(%pos : tensor<{s}xi32>) outs(%e_s : tensor<{s}xf32>) {{
+  ^bb0(%a: i32, %o: f32):
+    %v = arith.sitofp %a : i32 to f32
+    linalg.yield %v : f32
+  }} -> tensor<{s}xf32>
+  %e_sp = tensor.empty() : tensor<{s}x{p}xf32>
+  %f = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, {_maps(2)}], iterator_types = {_par(2)}}}
+      ins(%pf, %inv : tensor<{s}xf32>, tensor<{p}xf32>) outs(%e_sp : tensor<{s}x{p}xf32>) {{
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  }} -> tensor<{s}x{p}xf32>"""
+
+
+def _trig(name, op, src, s, p):
+    return f"""
+  %{name} = linalg.generic {{indexing_maps = [{_maps(2)}, {_maps(2)}], iterator_types = {_par(2)}}}
+      ins({src} : tensor<{s}x{p}xf32>) outs(%e_sp : tensor<{s}x{p}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    %v = {op} %a : f32
+    linalg.yield %v : f32
+  }} -> tensor<{s}x{p}xf32>"""
+
+
+def _cis(cis, s, p):
+    """`%cis` [S, P] complex<f32>."""
+    ctype = f"tensor<{s}x{p}xcomplex<f32>>"
+    head = f"\n  %e_c = tensor.empty() : {ctype}"
+    if cis in ("polar", "polar_arg"):
+        t = "%f" if cis == "polar" else "%t"
+        return head + f"""
+  %ones = arith.constant dense<1.0> : tensor<{s}x{p}xf32>
+  %cis = linalg.generic {{indexing_maps = [{_maps(2)}, {_maps(2)}, {_maps(2)}], iterator_types = {_par(2)}}}
+      ins(%ones, {t} : tensor<{s}x{p}xf32>, tensor<{s}x{p}xf32>) outs(%e_c : {ctype}) {{
+  ^bb0(%r: f32, %a: f32, %o: complex<f32>):
+    %c = math.cos %a : f32
+    %sn = math.sin %a : f32
+    %re = arith.mulf %r, %c : f32
+    %im = arith.mulf %r, %sn : f32
+    %z = complex.create %re, %im : complex<f32>
+    linalg.yield %z : complex<f32>
+  }} -> {ctype}"""
+    tables = ""
+    if cis == "complex":
+        tables = _trig("cos", "math.cos", "%f", s, p) + _trig("sin", "math.sin", "%f", s, p)
+    c, sn = ("%cos", "%sin") if cis == "complex" else ("%tc", "%ts")
+    return tables + head + f"""
+  %cis = linalg.generic {{indexing_maps = [{_maps(2)}, {_maps(2)}, {_maps(2)}], iterator_types = {_par(2)}}}
+      ins({c}, {sn} : tensor<{s}x{p}xf32>, tensor<{s}x{p}xf32>) outs(%e_c : {ctype}) {{
+  ^bb0(%a: f32, %b: f32, %o: complex<f32>):
+    %z = complex.create %a, %b : complex<f32>
+    linalg.yield %z : complex<f32>
+  }} -> {ctype}"""
+
+
+def complex_rope(b, h, s, d, inv_freq=None, cis="polar", elem="f32"):
+    """func.func @rope(%x: [B, H, S, D] elem, %pos: [S] i32, tables...) in
+    Meta's complex form. `cis`: "polar" (polar(1, float(pos) * inv_freq)),
+    "complex" (complex(cos(f), sin(f)) of two trig generics), "polar_arg"
+    (polar(1, %t) of an argument %t [S, D/2]), "complex_arg" (complex(%tc,
+    %ts) of two argument tables). f16/bf16: x cast to f32 first and the
+    result back (Meta's `.float()` ... `.type_as(xq)`)."""
+    p = d // 2
+    xt = f"tensor<{b}x{h}x{s}x{d}x{elem}>"
+    x32 = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    args = [f"%x: {xt}", f"%pos: tensor<{s}xi32>"]
+    if cis == "polar_arg":
+        args.append(f"%t: tensor<{s}x{p}xf32>")
+    if cis == "complex_arg":
+        args += [f"%tc: tensor<{s}x{p}xf32>", f"%ts: tensor<{s}x{p}xf32>"]
+    body = ""
+    if cis in ("polar", "complex"):
+        body += _angles(s, p, inv_freq)
+    else:
+        body += f"\n  %e_sp = tensor.empty() : tensor<{s}x{p}xf32>"
+    body += _cis(cis, s, p)
+    xin = "%x"
+    if elem != "f32":
+        body += f"""
+  %e_x = tensor.empty() : {x32}
+  %x32 = linalg.generic {{indexing_maps = [{_maps(4)}, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%x : {xt}) outs(%e_x : {x32}) {{
+  ^bb0(%a: {elem}, %o: f32):
+    %v = arith.extf %a : {elem} to f32
+    linalg.yield %v : f32
+  }} -> {x32}"""
+        xin = "%x32"
+    ctype = f"tensor<{b}x{h}x{s}x{p}xcomplex<f32>>"
+    pairs = f"tensor<{b}x{h}x{s}x{p}x2xf32>"
+    body += f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %xr = tensor.expand_shape {xin} [[0], [1], [2], [3, 4]] output_shape [{b}, {h}, {s}, {p}, 2] : {x32} into {pairs}
+  %e_xc = tensor.empty() : {ctype}
+  %xc = linalg.generic {{indexing_maps = [{_maps(4)}], iterator_types = {_par(4)}}} outs(%e_xc : {ctype}) {{
+  ^bb0(%o: complex<f32>):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %a = tensor.extract %xr[%i0, %i1, %i2, %i3, %c0] : {pairs}
+    %bb = tensor.extract %xr[%i0, %i1, %i2, %i3, %c1] : {pairs}
+    %z = complex.create %a, %bb : complex<f32>
+    linalg.yield %z : complex<f32>
+  }} -> {ctype}
+  %prod = linalg.generic {{indexing_maps = [{_maps(4)}, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%xc, %cis : {ctype}, tensor<{s}x{p}xcomplex<f32>>) outs(%e_xc : {ctype}) {{
+  ^bb0(%a: complex<f32>, %bb: complex<f32>, %o: complex<f32>):
+    %m = complex.mul %a, %bb : complex<f32>
+    linalg.yield %m : complex<f32>
+  }} -> {ctype}
+  %e_r = tensor.empty() : {pairs}
+  %real = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, {_maps(5)}], iterator_types = {_par(5)}}}
+      ins(%prod : {ctype}) outs(%e_r : {pairs}) {{
+  ^bb0(%z: complex<f32>, %o: f32):
+    %re = complex.re %z : complex<f32>
+    %im = complex.im %z : complex<f32>
+    %i4 = linalg.index 4 : index
+    %is0 = arith.cmpi eq, %i4, %c0 : index
+    %v = arith.select %is0, %re, %im : f32
+    linalg.yield %v : f32
+  }} -> {pairs}
+  %out = tensor.collapse_shape %real [[0], [1], [2], [3, 4]] : {pairs} into {x32}"""
+    result = "%out"
+    if elem != "f32":
+        body += f"""
+  %e_y = tensor.empty() : {xt}
+  %y = linalg.generic {{indexing_maps = [{_maps(4)}, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%out : {x32}) outs(%e_y : {xt}) {{
+  ^bb0(%a: f32, %o: {elem}):
+    %v = arith.truncf %a : f32 to {elem}
+    linalg.yield %v : {elem}
+  }} -> {xt}"""
+        result = "%y"
+    return (f"func.func @rope({', '.join(args)}) -> {xt} {{{body}\n"
+            f"  return {result} : {xt}\n}}\n")

@@ -1,0 +1,132 @@
+"""Execution equivalence of the RoPE forms `posenc-raise` takes beyond the
+real-arithmetic ones of test_raising.py (docs/raising.md): Meta's
+complex-number rotation as torch-mlir lowers it (linalg_rope_forms).
+
+Each program runs through `posenc-cpu-pipeline` with `raise=false` (the
+graph as written: complex tensors lowered to LLVM structs) and with the
+default `raise=true` (one posenc.rope), on seeded inputs; both are compared
+with the numpy reference (`posenc.reference`, float64, written from
+SPEC.md) and with each other, and each case checks that the raising
+happened (one posenc.rope, interleaved, no complex op left).
+
+Tolerances. f32 attribute form: atol 2e-5 + rtol 2e-4, as test_raising.py
+(the raised op recomputes the graph's f32 inverse frequencies from posenc's
+formulas, equal within 8 f32 ulps; positions below 300, where the f32 angle
+error is ~1e-5 absolute). f32 table form: 1e-5 + 1e-5 (the same f32 cos/sin
+values, two f32 products and a sum, |x| <= ~5, |table| <= 1.5). f16/bf16
+(x cast to f32 first and the result back, Meta's `.float()` ...
+`.type_as(xq)`): the result type's rounding, `elem_tolerance`.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
+from posenc import reference as ref  # noqa: E402
+from posenc_testutil import (assert_close, elem_tolerance, from_elem,  # noqa: E402
+                             run_posenc_opt, to_elem)
+import linalg_rope_forms  # noqa: E402
+import tosa_blocks  # noqa: E402
+
+RAISED = "builtin.module(posenc-cpu-pipeline)"
+UNRAISED = "builtin.module(posenc-cpu-pipeline{raise=false})"
+ATOL, RTOL = 2e-5, 2e-4
+TABLE_ATOL, TABLE_RTOL = 1e-5, 1e-5
+LLAMA3 = {"kind": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+          "high_freq_factor": 4.0, "original_max_position": 8192}
+
+
+def raise_only(ir):
+    return run_posenc_opt(ir, "builtin.module(posenc-raise)")
+
+
+def run_both(ir, elem, *args):
+    raised = from_elem(posenc.compile(ir, pipeline=RAISED)(*args), elem)
+    unraised = from_elem(posenc.compile(ir, pipeline=UNRAISED)(*args), elem)
+    return raised, unraised
+
+
+def seeded_cases(n, seed):
+    """`n` seeded configurations (batch, heads, seq, head dim, base,
+    scaling, position offset)."""
+    rng = np.random.default_rng(seed)
+    scalings = [None, {"kind": "linear", "factor": 4.0}, LLAMA3]
+    cases = []
+    for _ in range(n):
+        d = int(rng.choice([16, 32, 64, 128]))
+        cases.append((int(rng.integers(1, 3)), int(rng.integers(1, 5)),
+                      int(rng.integers(3, 40)), d,
+                      float(rng.choice([10000.0, 500000.0])),
+                      scalings[int(rng.integers(0, 3))], int(rng.integers(0, 250))))
+    return cases
+
+
+@pytest.mark.parametrize("cis", ["polar", "complex"])
+@pytest.mark.parametrize("elem", ["f32", "bf16"])
+@pytest.mark.parametrize("case", seeded_cases(3, 10), ids=lambda c: "b{}h{}s{}d{}".format(*c[:4]))
+def test_complex_rope_raised_equals_unraised(case, elem, cis):
+    """Meta's complex rotation with freqs_cis = polar(1, pos * inv_freq) or
+    complex(cos, sin) of it raises to the attribute form of posenc.rope
+    (interleaved); raised == unraised == numpy."""
+    b, h, s, d, base, scaling, offset = case
+    ir = linalg_rope_forms.complex_rope(
+        b, h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling), cis, elem)
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 1, raised_ir
+    assert re.search(r"= posenc.rope %\w+, %arg1 layout interleaved", raised_ir), raised_ir
+    assert "complex." not in raised_ir, raised_ir
+    rng = np.random.default_rng(b * 1000 + s * 10 + d)
+    x, x64 = to_elem(rng.standard_normal((b, h, s, d)), elem)
+    positions = np.arange(s, dtype=np.int32) + offset
+    want = ref.rope(x64, positions, "interleaved", base, scaling=scaling)
+    atol, rtol = elem_tolerance(elem, f32=(ATOL, RTOL))
+    raised, unraised = run_both(ir, elem, x, positions)
+    assert_close(unraised, want, atol, rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, atol, rtol, "raise=true vs raise=false")
+
+
+def interleaved_tables(cos, sin):
+    """[S, D/2] pair tables as the [S, D] tables of the table form: each
+    pair's entry in both of its lanes (SPEC.md, rope table form)."""
+    return np.repeat(cos, 2, axis=-1), np.repeat(sin, 2, axis=-1)
+
+
+@pytest.mark.parametrize("cis", ["polar_arg", "complex_arg", "perturbed"])
+@pytest.mark.parametrize("elem", ["f32", "f16"])
+@pytest.mark.parametrize("b,h,s,d", [(1, 3, 11, 16), (2, 2, 29, 64)])
+def test_complex_rope_table_form(b, h, s, d, elem, cis):
+    """freqs_cis of argument angles, of argument cos/sin tables (random,
+    unrelated, so a wrong lane or pair assignment fails), or of inverse
+    frequencies that match no posenc formula (one pair off by 1e-3): the
+    table form of posenc.rope, interleaved, with the graph's cos/sin."""
+    rng = np.random.default_rng(s * 100 + d)
+    x, x64 = to_elem(rng.standard_normal((b, h, s, d)), elem)
+    positions = np.arange(s, dtype=np.int32) + 7
+    p = d // 2
+    if cis == "polar_arg":
+        t = rng.uniform(-20, 20, (s, p)).astype(np.float32)
+        args, cos, sin = (t,), np.cos(t.astype(np.float64)), np.sin(t.astype(np.float64))
+        ir = linalg_rope_forms.complex_rope(b, h, s, d, cis=cis, elem=elem)
+    elif cis == "complex_arg":
+        cos = rng.uniform(-1.5, 1.5, (s, p)).astype(np.float32)
+        sin = rng.uniform(-1.5, 1.5, (s, p)).astype(np.float32)
+        args = (cos, sin)
+        ir = linalg_rope_forms.complex_rope(b, h, s, d, cis=cis, elem=elem)
+    else:
+        inv = tosa_blocks.hf_inv_freq(d, 10000.0).copy()
+        inv[p // 2] *= np.float32(1.001)
+        angles = (positions.astype(np.float32)[:, None] * inv[None, :]).astype(np.float32)
+        args, cos, sin = (), np.cos(angles.astype(np.float64)), np.sin(angles.astype(np.float64))
+        ir = linalg_rope_forms.complex_rope(b, h, s, d, inv, "polar", elem)
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 1, raised_ir
+    assert re.search(r"= posenc.rope %\w+ tables\(.*layout interleaved", raised_ir), raised_ir
+    assert "complex." not in raised_ir, raised_ir
+    want = ref.rope_table(x64, *interleaved_tables(cos, sin), "interleaved")
+    atol, rtol = elem_tolerance(elem, magnitude=1.5, f32=(TABLE_ATOL, TABLE_RTOL))
+    raised, unraised = run_both(ir, elem, x, positions, *args)
+    assert_close(unraised, want, atol, rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, atol, rtol, "raise=true vs raise=false")
