@@ -173,3 +173,72 @@ def complex_rope(b, h, s, d, inv_freq=None, cis="polar", elem="f32"):
         result = "%y"
     return (f"func.func @rope({', '.join(args)}) -> {xt} {{{body}\n"
             f"  return {result} : {xt}\n}}\n")
+
+
+def _binary(name, op, a, at, amap, bv, bt, bmap, rank, out_t, elem="f32"):
+    return f"""
+  %{name} = linalg.generic {{indexing_maps = [{amap}, {bmap}, {_maps(rank)}], iterator_types = {_par(rank)}}}
+      ins({a}, {bv} : {at}, {bt}) outs(%e_{rank} : {out_t}) {{
+  ^bb0(%a: {elem}, %b: {elem}, %o: {elem}):
+    %v = {op} %a, %b : {elem}
+    linalg.yield %v : {elem}
+  }} -> {out_t}"""
+
+
+def pair_rope(b, h, s, d, layout, inv_freq=None, elem="f32"):
+    """func.func @rope(%x: [B, H, S, D] elem, %pos: [S] i32[, %tc, %ts: [S,
+    D/2] elem]) rotating pairs in real arithmetic: `layout` "interleaved"
+    (x reshaped to [..., D/2, 2], lanes sliced, (a cos - b sin, a sin + b
+    cos) concatenated and reshaped back: Meta's rotation as exporters write
+    it) or "expanded" (concat(x1 cos - x2 sin, x2 cos + x1 sin) of the
+    halves). cos/sin are math.cos/math.sin of float(pos) * inv_freq (f32),
+    or the argument tables %tc, %ts when `inv_freq` is None, of type `elem`
+    as x: the arithmetic in that type, as an f16/bf16 model does it."""
+    assert inv_freq is None or elem == "f32"
+    p = d // 2
+    xt = f"tensor<{b}x{h}x{s}x{d}x{elem}>"
+    args = [f"%x: {xt}", f"%pos: tensor<{s}xi32>"]
+    body = ""
+    if inv_freq is None:
+        args += [f"%tc: tensor<{s}x{p}x{elem}>", f"%ts: tensor<{s}x{p}x{elem}>"]
+        c, sn = "%tc", "%ts"
+    else:
+        body += _angles(s, p, inv_freq)
+        body += _trig("cos", "math.cos", "%f", s, p) + _trig("sin", "math.sin", "%f", s, p)
+        c, sn = "%cos", "%sin"
+    if layout == "interleaved":
+        rank, part = 5, f"tensor<{b}x{h}x{s}x{p}x1x{elem}>"
+        ct = f"tensor<{s}x{p}x1x{elem}>"
+        tmap = "affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4)>"
+        pairs = f"tensor<{b}x{h}x{s}x{p}x2x{elem}>"
+        body += f"""
+  %c3 = tensor.expand_shape {c} [[0], [1, 2]] output_shape [{s}, {p}, 1] : tensor<{s}x{p}x{elem}> into {ct}
+  %s3 = tensor.expand_shape {sn} [[0], [1, 2]] output_shape [{s}, {p}, 1] : tensor<{s}x{p}x{elem}> into {ct}
+  %xr = tensor.expand_shape %x [[0], [1], [2], [3, 4]] output_shape [{b}, {h}, {s}, {p}, 2] : {xt} into {pairs}
+  %xa = tensor.extract_slice %xr[0, 0, 0, 0, 0] [{b}, {h}, {s}, {p}, 1] [1, 1, 1, 1, 1] : {pairs} to {part}
+  %xb = tensor.extract_slice %xr[0, 0, 0, 0, 1] [{b}, {h}, {s}, {p}, 1] [1, 1, 1, 1, 1] : {pairs} to {part}"""
+        c, sn = "%c3", "%s3"
+    else:
+        rank, part = 4, f"tensor<{b}x{h}x{s}x{p}x{elem}>"
+        ct = f"tensor<{s}x{p}x{elem}>"
+        tmap = "affine_map<(d0, d1, d2, d3) -> (d2, d3)>"
+        body += f"""
+  %xa = tensor.extract_slice %x[0, 0, 0, 0] [{b}, {h}, {s}, {p}] [1, 1, 1, 1] : {xt} to {part}
+  %xb = tensor.extract_slice %x[0, 0, 0, {p}] [{b}, {h}, {s}, {p}] [1, 1, 1, 1] : {xt} to {part}"""
+    idm = _maps(rank)
+    body += f"\n  %e_{rank} = tensor.empty() : {part}"
+    body += _binary("ac", "arith.mulf", "%xa", part, idm, c, ct, tmap, rank, part, elem)
+    body += _binary("bs", "arith.mulf", "%xb", part, idm, sn, ct, tmap, rank, part, elem)
+    body += _binary("as", "arith.mulf", "%xa", part, idm, sn, ct, tmap, rank, part, elem)
+    body += _binary("bc", "arith.mulf", "%xb", part, idm, c, ct, tmap, rank, part, elem)
+    body += _binary("first", "arith.subf", "%ac", part, idm, "%bs", part, idm, rank, part, elem)
+    body += _binary("second", "arith.addf", "%as", part, idm, "%bc", part, idm, rank, part, elem)
+    if layout == "interleaved":
+        body += f"""
+  %cat = tensor.concat dim(4) %first, %second : ({part}, {part}) -> {pairs}
+  %out = tensor.collapse_shape %cat [[0], [1], [2], [3, 4]] : {pairs} into {xt}"""
+    else:
+        body += f"""
+  %out = tensor.concat dim(3) %first, %second : ({part}, {part}) -> {xt}"""
+    return (f"func.func @rope({', '.join(args)}) -> {xt} {{{body}\n"
+            f"  return %out : {xt}\n}}\n")

@@ -1,6 +1,8 @@
 """Execution equivalence of the RoPE forms `posenc-raise` takes beyond the
-real-arithmetic ones of test_raising.py (docs/raising.md): Meta's
-complex-number rotation as torch-mlir lowers it (linalg_rope_forms).
+real-arithmetic ones of test_raising.py (docs/raising.md), in the linalg
+torch-mlir writes (linalg_rope_forms): Meta's complex-number rotation, and
+the interleaved and expanded pair rotations whose tables are arguments
+(the table form).
 
 Each program runs through `posenc-cpu-pipeline` with `raise=false` (the
 graph as written: complex tensors lowered to LLVM structs) and with the
@@ -130,3 +132,59 @@ def test_complex_rope_table_form(b, h, s, d, elem, cis):
     assert_close(unraised, want, atol, rtol, "raise=false vs numpy")
     assert_close(raised, want, atol, rtol, "raise=true vs numpy")
     assert_close(raised, unraised, atol, rtol, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "expanded"])
+@pytest.mark.parametrize("case", seeded_cases(2, 20), ids=lambda c: "b{}h{}s{}d{}".format(*c[:4]))
+def test_pair_rope_formula_raised(case, layout):
+    """The interleaved (expand_shape pairs) and expanded half forms with
+    cos/sin of float(pos) * inv_freq still raise to the attribute form."""
+    b, h, s, d, base, scaling, offset = case
+    ir = linalg_rope_forms.pair_rope(b, h, s, d, layout,
+                                     tosa_blocks.hf_inv_freq(d, base, scaling))
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 1 and "tables(" not in raised_ir, raised_ir
+    rng = np.random.default_rng(s * 7 + d)
+    x = rng.standard_normal((b, h, s, d)).astype(np.float32)
+    positions = np.arange(s, dtype=np.int32) + offset
+    kind = "interleaved" if layout == "interleaved" else "half"
+    want = ref.rope(x.astype(np.float64), positions, kind, base, scaling=scaling)
+    raised, unraised = run_both(ir, "f32", x, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+def pair_columns(cos, sin, layout):
+    """[S, D/2] pair tables as the table form's [S, D] columns: pair p's
+    entry in columns 2p and 2p+1 (interleaved) or p and p + D/2 (half)."""
+    if layout == "interleaved":
+        return interleaved_tables(cos, sin)
+    return np.concatenate([cos, cos], -1), np.concatenate([sin, sin], -1)
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16"])
+@pytest.mark.parametrize("layout", ["interleaved", "expanded"])
+@pytest.mark.parametrize("b,h,s,d", [(1, 3, 13, 16), (2, 2, 30, 64)])
+def test_pair_rope_table_form(b, h, s, d, layout, elem):
+    """The interleaved and expanded forms with argument cos/sin tables
+    (random, unrelated: a wrong column assignment fails) raise to the table
+    form. In f16 the graph rounds both products and the sum to f16 and the
+    raised op rounds once: unraised within 4x the type's rounding."""
+    rng = np.random.default_rng(s * 3 + d + (elem == "f16"))
+    x, x64 = to_elem(rng.standard_normal((b, h, s, d)), elem)
+    cos, cos64 = to_elem(rng.uniform(-1.5, 1.5, (s, d // 2)), elem)
+    sin, sin64 = to_elem(rng.uniform(-1.5, 1.5, (s, d // 2)), elem)
+    positions = np.arange(s, dtype=np.int32)
+    ir = linalg_rope_forms.pair_rope(b, h, s, d, layout, elem=elem)
+    raised_ir = raise_only(ir)
+    kind = "interleaved" if layout == "interleaved" else "half"
+    assert raised_ir.count("= posenc.rope ") == 1, raised_ir
+    assert re.search(rf"= posenc.rope %arg0 tables\(.*layout {kind}", raised_ir), raised_ir
+    want = ref.rope_table(x64, *pair_columns(cos64, sin64, layout), kind)
+    atol, rtol = elem_tolerance(elem, magnitude=1.5, f32=(TABLE_ATOL, TABLE_RTOL))
+    raised, unraised = run_both(ir, elem, x, positions, cos, sin)
+    slack = 1 if elem == "f32" else 4
+    assert_close(unraised, want, slack * atol, slack * rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, slack * atol, slack * rtol, "raise=true vs raise=false")

@@ -233,7 +233,7 @@ func.func @polar_of_argument(%x: tensor<1x2x4x8xf32>, %pos: tensor<4xi32>, %t: t
     %v = arith.select %is0, %re, %im : f32
     linalg.yield %v : f32
   } -> tensor<1x2x4x4x2xf32>
-  // expected-remark @below {{raised to posenc.rope table form (interleaved layout, Meta's complex form): the angles are a function argument}}
+  // expected-remark @below {{raised to posenc.rope table form (interleaved layout): Meta's complex form: the angles are a function argument}}
   %out = tensor.collapse_shape %real [[0], [1], [2], [3, 4]] : tensor<1x2x4x4x2xf32> into tensor<1x2x4x8xf32>
   return %out : tensor<1x2x4x8xf32>
 }
@@ -287,7 +287,7 @@ func.func @complex_of_arguments(%x: tensor<1x2x4x8xf32>, %pos: tensor<4xi32>, %t
     %v = arith.select %is0, %re, %im : f32
     linalg.yield %v : f32
   } -> tensor<1x2x4x4x2xf32>
-  // expected-remark @below {{raised to posenc.rope table form (interleaved layout, Meta's complex form): the cos/sin tables are function arguments}}
+  // expected-remark @below {{raised to posenc.rope table form (interleaved layout): Meta's complex form: the cos/sin tables are function arguments}}
   %out = tensor.collapse_shape %real [[0], [1], [2], [3, 4]] : tensor<1x2x4x4x2xf32> into tensor<1x2x4x8xf32>
   return %out : tensor<1x2x4x8xf32>
 }
@@ -357,7 +357,7 @@ func.func @no_formula(%x: tensor<1x2x4x8xf32>, %pos: tensor<4xi32>) -> tensor<1x
     %v = arith.select %is0, %re, %im : f32
     linalg.yield %v : f32
   } -> tensor<1x2x4x4x2xf32>
-  // expected-remark @below {{raised to posenc.rope table form (interleaved layout, Meta's complex form): the inverse frequencies match no}}
+  // expected-remark @below {{raised to posenc.rope table form (interleaved layout): Meta's complex form: the inverse frequencies match no}}
   %out = tensor.collapse_shape %real [[0], [1], [2], [3, 4]] : tensor<1x2x4x4x2xf32> into tensor<1x2x4x8xf32>
   return %out : tensor<1x2x4x8xf32>
 }

@@ -444,9 +444,11 @@ struct RaiseExpandedRope : RewritePattern {
     std::optional<PairRotation> rot =
         halves ? matchPairRotation(halves->first, halves->second, 1)
                : std::nullopt;
-    if (!rot || !rot->angles)
-      return failure();
+    // D = 2 would also be the inner concat of the interleaved layout's
+    // (re, im) lanes, which RaiseInterleavedRope raises whole.
     int64_t half = cast<ShapedType>(out.getType()).getShape().back() / 2;
+    if (!rot || half < 2)
+      return failure();
     Value x = matchLastDimSlice(rot->a, 0, half);
     if (!x || matchLastDimSlice(rot->b, half, half) != x ||
         x.getType() != out.getType())
@@ -454,9 +456,11 @@ struct RaiseExpandedRope : RewritePattern {
     RopeMatch m;
     m.input = x;
     std::string why;
-    if (!matchRopeAngles(rot->angles, x, m, why))
-      return rewriter.notifyMatchFailure(op, why);
-    return replaceWithRope(rewriter, op, m, Layout::half, remarks);
+    if (rot->angles && matchRopeAngles(rot->angles, x, m, why))
+      return replaceWithRope(rewriter, op, m, Layout::half, remarks);
+    // Any tables: the table form (RaiseRopePairTables.cpp).
+    return replaceWithPairTableRope(rewriter, op, pairTableForm(*rot, x, why),
+                                    Layout::half, remarks);
   }
 
   bool remarks;

@@ -284,24 +284,6 @@ static Value buildTrig(OpBuilder &b, Location loc, Value angles) {
       .getResult(0);
 }
 
-/// [..., S, D/2] -> [..., S, D] with entry p in lanes 2p and 2p+1: a
-/// broadcast along a new last dim of 2, collapsed into the pair dim.
-static Value duplicateLanes(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  int64_t rank = type.getRank();
-  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, t);
-  sizes.push_back(b.getIndexAttr(2));
-  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
-  Value pairs =
-      linalg::BroadcastOp::create(b, loc, t, init, ArrayRef<int64_t>{rank})
-          ->getResult(0);
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    groups.push_back({d});
-  groups.push_back({rank - 1, rank});
-  return tensor::CollapseShapeOp::create(b, loc, pairs, groups);
-}
-
 namespace {
 
 struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
@@ -345,14 +327,9 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
     // In sequence, not as call arguments (their order is unspecified).
     cos = duplicateLanes(rewriter, loc, cos);
     sin = duplicateLanes(rewriter, loc, sin);
-    auto rope = RopeOp::create(rewriter, loc, c.x, cos, sin,
-                               Layout::interleaved);
-    if (remarks)
-      rope->emitRemark("raised to posenc.rope table form (interleaved layout, "
-                       "Meta's complex form): ")
-          << why;
-    rewriter.replaceOp(op, rope.getResult());
-    return success();
+    return replaceByTableRope(rewriter, op, c.x, cos, sin, Layout::interleaved,
+                              remarks ? "Meta's complex form: " + why
+                                      : std::string());
   }
 
   bool remarks;
