@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
@@ -216,6 +217,21 @@ struct ComplexRope {
 };
 } // namespace
 
+/// How `x` becomes the result of the flatten `collapse` when it also
+/// merged leading dims (the canonicalization folds a following flattening
+/// of (batch, head) into it): its groups with the pair group [P, 2] as x's
+/// last dim; none unless S and the pairs are groups of their own.
+static std::optional<SmallVector<ReassociationIndices>>
+leadingMerge(tensor::CollapseShapeOp collapse) {
+  SmallVector<ReassociationIndices> groups =
+      collapse.getReassociationIndices();
+  int64_t n = groups.size();
+  if (n < 2 || groups[n - 2].size() != 1)
+    return std::nullopt;
+  groups.back() = {groups[n - 2][0] + 1};
+  return groups;
+}
+
 /// Matches `out` (see the file header); `why` is empty for a non-candidate.
 static std::optional<ComplexRope> matchComplexRope(Value out,
                                                    std::string &why) {
@@ -239,7 +255,9 @@ static std::optional<ComplexRope> matchComplexRope(Value out,
       continue;
     auto expand = xr.getDefiningOp<tensor::ExpandShapeOp>();
     if (!expand || expand.getReassociationIndices().back().size() != 2 ||
-        expand.getSrc().getType() != out.getType()) {
+        expand.getResultType().getRank() != expand.getSrcType().getRank() + 1 ||
+        (expand.getSrc().getType() != out.getType() &&
+         !leadingMerge(collapse))) {
       why = "view_as_complex does not read x reshaped to [..., D/2, 2]";
       return std::nullopt;
     }
@@ -299,8 +317,15 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
     RopeMatch m;
     m.input = c->x;
     Value angles = commonAngles(c->cis);
-    if (angles && matchRopeAngles(angles, c->x, m, why))
-      return replaceWithRope(rewriter, op, m, Layout::interleaved, remarks);
+    Operation *root = splitLeadingMerge(rewriter, op, c->x);
+    if (angles && matchRopeAngles(angles, c->x, m, why)) {
+      if (succeeded(replaceWithRope(rewriter, root, m, Layout::interleaved,
+                                    remarks)))
+        return success();
+      // The IR may have changed (splitLeadingMerge): the table form, which
+      // takes any positions, rather than a failure.
+      why = "the positions are not one per row of x";
+    }
     if (!angles)
       why = isa<BlockArgument>(peelUnitReshapes(c->cis.cos)) &&
                     isa<BlockArgument>(peelUnitReshapes(c->cis.sin))
@@ -308,7 +333,28 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
                 : "cos and sin are not math.cos/math.sin of one angle tensor";
     else if (isa<BlockArgument>(peelUnitReshapes(angles)))
       why = "the angles are a function argument";
-    return replaceWithTables(rewriter, op, *c, why);
+    return replaceWithTables(rewriter, root, *c, why);
+  }
+
+  /// The flatten of the pairs alone (to x's type), its result collapsed
+  /// further to `op`'s type when `op` also merged leading dims: the rope
+  /// replaces the former.
+  static Operation *splitLeadingMerge(PatternRewriter &rewriter,
+                                      tensor::CollapseShapeOp op, Value x) {
+    if (x.getType() == op.getType())
+      return op;
+    auto xType = cast<RankedTensorType>(x.getType());
+    SmallVector<ReassociationIndices> pairs;
+    for (int64_t d = 0; d + 1 < xType.getRank(); ++d)
+      pairs.push_back({d});
+    pairs.push_back({xType.getRank() - 1, xType.getRank()});
+    auto inner = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), xType,
+                                                 op.getSrc(), pairs);
+    auto outer = tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), op.getType(), inner,
+        *leadingMerge(op));
+    rewriter.replaceOp(op, outer);
+    return inner;
   }
 
   /// The table form: the graph's cos/sin, aligned to [..., S, D/2] and each
