@@ -242,3 +242,144 @@ def pair_rope(b, h, s, d, layout, inv_freq=None, elem="f32"):
   %out = tensor.concat dim(3) %first, %second : ({part}, {part}) -> {xt}"""
     return (f"func.func @rope({', '.join(args)}) -> {xt} {{{body}\n"
             f"  return %out : {xt}\n}}\n")
+
+
+def _body_of(func_text, prefix, x):
+    """The body of a generated @rope function with its SSA names prefixed,
+    `%x` renamed to `x`, `%pos` kept; returns (body, result name)."""
+    import re
+    lines = func_text.splitlines()[1:-1]
+    result = lines[-1].split()[1]
+    body = "\n".join(lines[:-1])
+
+    def rename(m):
+        name = m.group(1)
+        if name == "pos":
+            return "%pos"
+        if name == "x":
+            return x
+        return f"%{prefix}{name}"
+    rename_all = lambda t: re.sub(r"%([A-Za-z_][\w]*)", rename, t)  # noqa: E731
+    return rename_all(body), rename_all(result)
+
+
+def complex_llama_block(s, hq, hkv, d, inv_freq):
+    """func.func @block(%q: [1, hq, S, D], %k: [1, hkv, S, D], %v: [1, hkv,
+    S, D], %pos: [S]) -> [hq, S, D]: Meta's complex RoPE on q and k
+    (complex_rope's IR), K/V repeated for GQA (broadcast + collapse, as
+    repeat_kv), scores q . k^T / sqrt(D) by linalg.batch_matmul, softmax,
+    P . V."""
+    rep = hq // hkv
+    qb, qr = _body_of(complex_rope(1, hq, s, d, inv_freq), "q_", "%q")
+    kb, kr = _body_of(complex_rope(1, hkv, s, d, inv_freq), "k_", "%k")
+    f = "f32"
+    t3 = f"tensor<{hq}x{s}x{d}x{f}>"
+    sc = f"tensor<{hq}x{s}x{s}x{f}>"
+    kv = f"tensor<1x{hkv}x{s}x{d}x{f}>"
+    kv5 = f"tensor<1x{hkv}x{rep}x{s}x{d}x{f}>"
+    id3 = _maps(3)
+    return f"""func.func @block(%q: tensor<1x{hq}x{s}x{d}xf32>, %k: {kv}, %v: {kv}, %pos: tensor<{s}xi32>) -> {t3} {{{qb}{kb}
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant {_f32(1.0 / np.sqrt(d))} : f32
+  %q3 = tensor.collapse_shape {qr} [[0, 1], [2], [3]] : tensor<1x{hq}x{s}x{d}xf32> into {t3}
+  %e5 = tensor.empty() : {kv5}
+  %kb = linalg.broadcast ins({kr} : {kv}) outs(%e5 : {kv5}) dimensions = [2]
+  %k3 = tensor.collapse_shape %kb [[0, 1, 2], [3], [4]] : {kv5} into {t3}
+  %vb = linalg.broadcast ins(%v : {kv}) outs(%e5 : {kv5}) dimensions = [2]
+  %v3 = tensor.collapse_shape %vb [[0, 1, 2], [3], [4]] : {kv5} into {t3}
+  %et = tensor.empty() : tensor<{hq}x{d}x{s}xf32>
+  %kt = linalg.transpose ins(%k3 : {t3}) outs(%et : tensor<{hq}x{d}x{s}xf32>) permutation = [0, 2, 1]
+  %es = tensor.empty() : {sc}
+  %zs = linalg.fill ins(%zero : f32) outs(%es : {sc}) -> {sc}
+  %sc = linalg.batch_matmul ins(%q3, %kt : {t3}, tensor<{hq}x{d}x{s}xf32>) outs(%zs : {sc}) -> {sc}
+  %ss = linalg.generic {{indexing_maps = [{id3}, {id3}], iterator_types = {_par(3)}}}
+      ins(%sc : {sc}) outs(%es : {sc}) {{
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %scale : f32
+    linalg.yield %m : f32
+  }} -> {sc}
+  %p = linalg.softmax dimension(2) ins(%ss : {sc}) outs(%es : {sc}) -> {sc}
+  %eo = tensor.empty() : {t3}
+  %zo = linalg.fill ins(%zero : f32) outs(%eo : {t3}) -> {t3}
+  %o = linalg.batch_matmul ins(%p, %v3 : {sc}, {t3}) outs(%zo : {t3}) -> {t3}
+  return %o : {t3}
+}}
+"""
+
+
+def gather_rope(b, h, s, d, m, layout, caches=None, elem="f32", variant=None):
+    """func.func @rope(%x: [B, H, S, D], %pos: [B, S] i64[, %cos_cache,
+    %sin_cache: [M, D/2]]) -> [B, H, S, D]: ONNX RotaryEmbedding as one
+    linalg.generic in the form torch-mlir's lowering of
+    onnx.RotaryEmbedding writes (ONNX Runtime's reference arithmetic): the
+    body reads its position from position_ids, gathers
+    cos_cache[pos, c] and sin_cache[pos, c] with tensor.extract, reads the
+    partner x[..., j] and yields x[d] * cos + sign * x[j] * sin, with
+    (c, j, sign) = (d mod D/2, (d + D/2) mod D, -1 if d < D/2 else 1) for
+    the half layout and (d / 2, d +- 1, -1 if d even else 1) interleaved.
+    `caches`: None (arguments) or a (cos, sin) pair of [M, D/2] arrays
+    written as dense constants. `variant` makes a near miss:
+    "index" (cache index off by one), "sign" (the signs swapped),
+    "position" (position + 1)."""
+    p = d // 2
+    xt = f"tensor<{b}x{h}x{s}x{d}x{elem}>"
+    ct = f"tensor<{m}x{p}x{elem}>"
+    args = [f"%x: {xt}", f"%pos: tensor<{b}x{s}xi64>"]
+    body = ""
+    if caches is None:
+        args += [f"%cos_cache: {ct}", f"%sin_cache: {ct}"]
+    else:
+        for name, table in zip(("cos_cache", "sin_cache"), caches):
+            rows = ", ".join("[" + ", ".join(_f32(v) for v in row) + "]" for row in table)
+            body += f"\n  %{name} = arith.constant dense<[{rows}]> : {ct}"
+    if layout == "half":
+        index = f"""
+    %c = arith.remsi %i3, %half : index
+    %hs = arith.addi %i3, %half : index
+    %j = arith.remsi %hs, %dim : index
+    %first = arith.cmpi slt, %i3, %half : index"""
+    else:
+        index = """
+    %c = arith.divsi %i3, %c2 : index
+    %odd = arith.remsi %i3, %c2 : index
+    %first = arith.cmpi eq, %odd, %c0 : index
+    %jp = arith.addi %i3, %c1 : index
+    %jm = arith.subi %i3, %c1 : index
+    %j = arith.select %first, %jp, %jm : index"""
+    if variant == "index":
+        index += "\n    %cc = arith.addi %c, %c1 : index\n    %cm = arith.remsi %cc, %half : index"
+    ci = "%cm" if variant == "index" else "%c"
+    row = "%pi"
+    if variant == "position":
+        index += "\n    %pi1 = arith.addi %pi, %c1 : index"
+        row = "%pi1"
+    signs = ("%plus", "%minus") if variant == "sign" else ("%minus", "%plus")
+    body += f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %half = arith.constant {p} : index
+  %dim = arith.constant {d} : index
+  %minus = arith.constant -1.0 : {elem}
+  %plus = arith.constant 1.0 : {elem}
+  %e = tensor.empty() : {xt}
+  %out = linalg.generic {{indexing_maps = [{_maps(4)}, affine_map<(d0, d1, d2, d3) -> (d0, d2)>, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%x, %pos : {xt}, tensor<{b}x{s}xi64>) outs(%e : {xt}) {{
+  ^bb0(%in: {elem}, %p: i64, %o: {elem}):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %pi = arith.index_cast %p : i64 to index{index}
+    %cv = tensor.extract %cos_cache[{row}, {ci}] : {ct}
+    %sv = tensor.extract %sin_cache[{row}, {ci}] : {ct}
+    %xj = tensor.extract %x[%i0, %i1, %i2, %j] : {xt}
+    %sign = arith.select %first, {signs[0]}, {signs[1]} : {elem}
+    %a = arith.mulf %in, %cv : {elem}
+    %bj = arith.mulf %xj, %sv : {elem}
+    %sb = arith.mulf %sign, %bj : {elem}
+    %r = arith.addf %a, %sb : {elem}
+    linalg.yield %r : {elem}
+  }} -> {xt}"""
+    return (f"func.func @rope({', '.join(args)}) -> {xt} {{{body}\n"
+            f"  return %out : {xt}\n}}\n")

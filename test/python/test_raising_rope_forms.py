@@ -188,3 +188,87 @@ def test_pair_rope_table_form(b, h, s, d, layout, elem):
     assert_close(unraised, want, slack * atol, slack * rtol, "raise=false vs numpy")
     assert_close(raised, want, atol, rtol, "raise=true vs numpy")
     assert_close(raised, unraised, slack * atol, slack * rtol, "raise=true vs raise=false")
+
+
+def per_batch(fn, x, positions):
+    """fn(x[b], positions[b]) stacked over the batch (per-batch positions)."""
+    return np.stack([fn(x[i], positions[i]) for i in range(x.shape[0])])
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16"])
+@pytest.mark.parametrize("caches", ["formula", "arguments"])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("case", seeded_cases(2, 30), ids=lambda c: "b{}h{}s{}d{}".format(*c[:4]))
+def test_gather_rope_raised_equals_unraised(case, layout, caches, elem):
+    """ONNX RotaryEmbedding as one gathering generic
+    (linalg_rope_forms.gather_rope), random per-batch positions below the
+    cache length: constant caches of a posenc formula raise to the
+    attribute form with [B, S] positions, argument caches (random,
+    unrelated) to the table form with the tables gathered by position."""
+    b, h, s, d, base, scaling, _ = case
+    m = 300
+    rng = np.random.default_rng(b * 100 + s + d + (elem == "f16"))
+    x, x64 = to_elem(rng.standard_normal((b, h, s, d)), elem)
+    positions = rng.integers(0, m, (b, s)).astype(np.int64)
+    if caches == "formula":
+        inv = tosa_blocks.hf_inv_freq(d, base, scaling)
+        angles = (np.arange(m, dtype=np.float32)[:, None] * inv[None, :]).astype(np.float32)
+        tables = (np.cos(angles.astype(np.float64)), np.sin(angles.astype(np.float64)))
+        (cos, cos64), (sin, sin64) = (to_elem(t, elem) for t in tables)
+        ir = linalg_rope_forms.gather_rope(b, h, s, d, m, layout, (cos, sin), elem)
+        args = ()
+        if elem == "f32":
+            want = per_batch(lambda xb, pb: ref.rope(xb, pb, layout, base, scaling=scaling),
+                             x64, positions)
+        else:  # caches rounded to f16: the formula only to f16 precision
+            want = per_batch(lambda xb, pb: ref.rope_table(
+                xb, *pair_columns(cos64[pb], sin64[pb], layout), layout), x64, positions)
+        tol = elem_tolerance(elem, f32=(ATOL, RTOL))
+    else:
+        (cos, cos64), (sin, sin64) = (to_elem(rng.uniform(-1.5, 1.5, (m, d // 2)), elem)
+                                      for _ in range(2))
+        ir = linalg_rope_forms.gather_rope(b, h, s, d, m, layout, elem=elem)
+        args = (cos, sin)
+        want = per_batch(lambda xb, pb: ref.rope_table(
+            xb, *pair_columns(cos64[pb], sin64[pb], layout), layout), x64, positions)
+        tol = elem_tolerance(elem, magnitude=1.5, f32=(TABLE_ATOL, TABLE_RTOL))
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 1, raised_ir
+    # f16 caches are cos/sin of a formula only within f16 rounding, not the
+    # 8 f32 ulps the attribute form needs: the table form.
+    assert ("tables(" in raised_ir) == (caches == "arguments" or elem != "f32"), raised_ir
+    if caches == "formula" and elem == "f32":
+        assert re.search(r"= posenc.rope %arg0, %\w+ layout " + layout, raised_ir), raised_ir
+    raised, unraised = run_both(ir, elem, x, positions, *args)
+    slack = 1 if elem == "f32" else 4
+    atol, rtol = tol
+    assert_close(unraised, want, slack * atol, slack * rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, slack * atol, slack * rtol, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("s,hq,hkv,d", [(24, 4, 2, 64), (9, 2, 1, 32)])
+def test_complex_llama_block_raised_equals_unraised(s, hq, hkv, d):
+    """A block with Meta's complex RoPE (linalg_rope_forms.complex_llama_block,
+    llama3 frequencies of base 500000) raises to two ropes and one attention
+    (fused by the pipeline); raised == unraised == numpy within atol 2e-5 +
+    rtol 2e-4 (f32 attention, as test_raising.py)."""
+    inv = tosa_blocks.hf_inv_freq(d, 500000.0, LLAMA3)
+    ir = linalg_rope_forms.complex_llama_block(s, hq, hkv, d, inv)
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 2 and raised_ir.count("= posenc.attention ") == 1, raised_ir
+    rng = np.random.default_rng(s + d)
+    q = rng.standard_normal((1, hq, s, d)).astype(np.float32)
+    k = rng.standard_normal((1, hkv, s, d)).astype(np.float32)
+    v = rng.standard_normal((1, hkv, s, d)).astype(np.float32)
+    positions = np.arange(s, dtype=np.int32) + 5
+    rope = lambda t: ref.rope(t[0].astype(np.float64), positions, "interleaved",  # noqa: E731
+                              500000.0, scaling=LLAMA3)
+    rep = hq // hkv
+    want = ref.attention(rope(q), np.repeat(rope(k), rep, axis=0),
+                         np.repeat(v[0].astype(np.float64), rep, axis=0),
+                         scale=float(np.float32(1.0 / np.sqrt(d))))
+    raised, unraised = run_both(ir, "f32", q, k, v, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")

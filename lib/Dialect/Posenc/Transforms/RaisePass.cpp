@@ -29,6 +29,7 @@ void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
   raise::populateRaiseRopePatterns(patterns, emitRemarks);
   raise::populateRaiseInterleavedRopePatterns(patterns, emitRemarks);
   raise::populateRaiseComplexRopePatterns(patterns, emitRemarks);
+  raise::populateRaiseGatherRopePatterns(patterns, emitRemarks);
   raise::populateRaiseSinusoidalPatterns(patterns, emitRemarks);
   // Consecutive reshapes merge, so the matchers see one reshape at a time.
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
@@ -67,6 +68,10 @@ struct PosencRaisePass
         if (why && why->empty()) {
           why = raise::explainSinusoidal(op);
           what = "posenc.sinusoidal";
+        }
+        if (why && why->empty()) {
+          why = raise::explainGatherRope(op);
+          what = "posenc.rope (gathered cos/sin)";
         }
       } else if (isa<tensor::CollapseShapeOp>(op)) {
         why = raise::explainInterleavedRope(op);

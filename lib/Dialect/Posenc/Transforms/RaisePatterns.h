@@ -167,6 +167,17 @@ std::optional<PairRotation> matchPairRotation(mlir::Value first,
 RopeMatch pairTableForm(const PairRotation &rot, mlir::Value x,
                         std::string why);
 
+/// Pair tables `[rows, half]` (row-major) that are cos/sin((start + r) *
+/// inv_freq[p]) of a posenc scaling (RaiseRopeTables.cpp).
+struct PairTableMatch {
+  int64_t start;
+  RopeFrequencies frequencies;
+};
+std::optional<PairTableMatch> matchPairTables(llvm::ArrayRef<double> cos,
+                                              llvm::ArrayRef<double> sin,
+                                              int64_t rows, int64_t half,
+                                              mlir::MLIRContext *ctx);
+
 /// Matches constant `[.., S, D]` cos/sin tables (values known at compile
 /// time) of a half-layout rotation of `x` as cos/sin((start + s) *
 /// inv_freq[p]) with duplicated halves and a posenc scaling; fills `m`'s
@@ -238,6 +249,13 @@ void populateRaiseInterleavedRopePatterns(mlir::RewritePatternSet &patterns,
 /// (RaiseRopeComplex.cpp).
 void populateRaiseComplexRopePatterns(mlir::RewritePatternSet &patterns,
                                       bool emitRemarks);
+/// ONNX RotaryEmbedding as torch-mlir lowers it: one generic gathering
+/// cos/sin by position (RaiseRopeGather.cpp).
+void populateRaiseGatherRopePatterns(mlir::RewritePatternSet &patterns,
+                                     bool emitRemarks);
+/// Why the gathering generic `op` is not raised (empty: not a candidate),
+/// or std::nullopt when it would be.
+std::optional<std::string> explainGatherRope(mlir::Operation *op);
 /// Why the view_as_real-shaped collapse `op` is not raised as Meta's
 /// complex RoPE (empty: not a candidate), or std::nullopt when it would be.
 std::optional<std::string> explainComplexRope(mlir::Operation *op);

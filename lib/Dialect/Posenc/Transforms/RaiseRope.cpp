@@ -311,6 +311,11 @@ static FailureOr<Value> buildPositions(OpBuilder &b, Location loc,
   int64_t nonUnit = 0;
   for (int64_t d : type.getShape())
     nonUnit += d != 1;
+  // Per-batch positions [B, S] of an input [B, ..., S, D] (SPEC.md).
+  auto input = cast<RankedTensorType>(m.input.getType());
+  if (nonUnit > 1 && type.getRank() == 2 && input.getRank() >= 3 &&
+      type.getShape() == ArrayRef<int64_t>{input.getDimSize(0), seqLen})
+    return m.positions;
   if (nonUnit > 1 || (ShapedType::isDynamic(seqLen) && type.hasStaticShape()))
     return failure();
   ReassociationIndices all;
@@ -341,8 +346,11 @@ LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
   auto posType = dyn_cast<RankedTensorType>(
       m.constantPositions ? m.constantPositions.getType()
                           : m.positions.getType());
-  if (!posType ||
-      (posType.hasStaticShape() && posType.getNumElements() != seqLen))
+  bool perBatch = posType && posType.getRank() == 2 && type.getRank() >= 3 &&
+                  posType.getShape() ==
+                      ArrayRef<int64_t>{type.getDimSize(0), seqLen};
+  if (!posType || (posType.hasStaticShape() && !perBatch &&
+                   posType.getNumElements() != seqLen))
     return rewriter.notifyMatchFailure(root, "positions are not one per row");
   FailureOr<Value> positions =
       buildPositions(rewriter, root->getLoc(), m, seqLen);
