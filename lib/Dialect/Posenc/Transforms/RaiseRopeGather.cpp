@@ -421,6 +421,15 @@ struct RaiseGatherRope : OpRewritePattern<linalg::GenericOp> {
       return rewriter.notifyMatchFailure(op, why);
     auto cacheType = cast<RankedTensorType>(g->cosCache.getType());
     auto xType = cast<RankedTensorType>(g->x.getType());
+    auto posType = cast<RankedTensorType>(g->positions.getType());
+    int64_t rank = xType.getRank();
+    if (xType != op.getResultTypes()[0])
+      return rewriter.notifyMatchFailure(op, "the rotated tensor is not x");
+    if (posType.getShape() != ArrayRef<int64_t>{xType.getDimSize(0),
+                                                xType.getDimSize(rank - 2)} &&
+        posType.getShape() != ArrayRef<int64_t>{xType.getDimSize(rank - 2)})
+      return rewriter.notifyMatchFailure(
+          op, "the positions are not [B, S] or [S] of x");
     if (cacheType != g->sinCache.getType() ||
         cacheType.getDimSize(1) != xType.getShape().back() / 2)
       return rewriter.notifyMatchFailure(
