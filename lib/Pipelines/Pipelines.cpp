@@ -101,6 +101,9 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVMOptions));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // Complex arithmetic (Meta's RoPE as torch-mlir lowers it, when not
+  // raised): create/re/im/mul as LLVM structs of two floats.
+  pm.addPass(createConvertComplexToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());

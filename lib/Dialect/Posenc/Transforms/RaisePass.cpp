@@ -28,6 +28,8 @@ void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
   raise::populateRaiseAttentionPatterns(patterns, emitRemarks);
   raise::populateRaiseRopePatterns(patterns, emitRemarks);
   raise::populateRaiseInterleavedRopePatterns(patterns, emitRemarks);
+  raise::populateRaiseComplexRopePatterns(patterns, emitRemarks);
+  raise::populateRaiseGatherRopePatterns(patterns, emitRemarks);
   raise::populateRaiseSinusoidalPatterns(patterns, emitRemarks);
   // Consecutive reshapes merge, so the matchers see one reshape at a time.
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
@@ -67,9 +69,17 @@ struct PosencRaisePass
           why = raise::explainSinusoidal(op);
           what = "posenc.sinusoidal";
         }
+        if (why && why->empty()) {
+          why = raise::explainGatherRope(op);
+          what = "posenc.rope (gathered cos/sin)";
+        }
       } else if (isa<tensor::CollapseShapeOp>(op)) {
         why = raise::explainInterleavedRope(op);
         what = "posenc.rope (interleaved)";
+        if (why && why->empty()) {
+          why = raise::explainComplexRope(op);
+          what = "posenc.rope (interleaved, complex form)";
+        }
       }
       if (why && !why->empty())
         op->emitRemark("not raised to ") << what << ": " << *why;

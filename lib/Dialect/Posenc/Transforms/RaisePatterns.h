@@ -121,6 +121,14 @@ struct RopeMatch {
 /// posenc.rope's table form takes, after inserting unit dims).
 bool isBroadcastRopeTable(mlir::Value table, mlir::AffineMap map, int64_t rank);
 
+/// `table` read through `map` by a product over `rank` loops as the
+/// right-aligned [..., S, D] tensor the table form takes (an expand_shape
+/// restoring the dims the map drops, or `table` itself); null when the map
+/// is no such broadcast (isBroadcastRopeTable), before creating anything.
+mlir::Value alignRopeTable(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value table, mlir::AffineMap map,
+                           int64_t rank);
+
 /// Replaces `root` by the table form of posenc.rope on `m.input` with
 /// `m.cosTable`/`m.sinTable` brought to the right-aligned [..., S, R] form
 /// the op takes (unit dims inserted where the maps broadcast); fails when
@@ -143,12 +151,32 @@ bool matchRopeAngles(mlir::Value f, mlir::Value x, RopeMatch &m,
 struct PairRotation {
   mlir::Value a, b;
   mlir::Value angles; ///< null when cos/sin are not of one angle tensor
+  /// The tables as the products read them: right-aligned with the loops,
+  /// [1.., S, P] (pairs last) or [1.., S, P, 1] (pairs before a unit dim).
+  mlir::Value cos, sin;
 };
 /// Matches `first` = a*cos - b*sin and `second` = a*sin + b*cos (the terms
 /// of each in either order).
 std::optional<PairRotation> matchPairRotation(mlir::Value first,
                                               mlir::Value second,
                                               int64_t pairDimFromEnd);
+
+/// The table form of a pair rotation of `x` whose tables matched no
+/// formula (`why` says why; argument tables and tables of no one angle
+/// tensor say so instead).
+RopeMatch pairTableForm(const PairRotation &rot, mlir::Value x,
+                        std::string why);
+
+/// Pair tables `[rows, half]` (row-major) that are cos/sin((start + r) *
+/// inv_freq[p]) of a posenc scaling (RaiseRopeTables.cpp).
+struct PairTableMatch {
+  int64_t start;
+  RopeFrequencies frequencies;
+};
+std::optional<PairTableMatch> matchPairTables(llvm::ArrayRef<double> cos,
+                                              llvm::ArrayRef<double> sin,
+                                              int64_t rows, int64_t half,
+                                              mlir::MLIRContext *ctx);
 
 /// Matches constant `[.., S, D]` cos/sin tables (values known at compile
 /// time) of a half-layout rotation of `x` as cos/sin((start + s) *
@@ -158,6 +186,30 @@ std::optional<PairRotation> matchPairRotation(mlir::Value first,
 /// they are but do not match.
 bool matchConstantRopeTables(mlir::Value cosTable, mlir::Value sinTable,
                              mlir::Value x, RopeMatch &m, std::string &why);
+
+/// Replaces `root` by posenc.rope(x) with the [..., S, D] tables cos/sin
+/// in `layout`; a remark saying `remark` when it is not empty.
+mlir::LogicalResult replaceByTableRope(mlir::PatternRewriter &rewriter,
+                                       mlir::Operation *root, mlir::Value x,
+                                       mlir::Value cos, mlir::Value sin,
+                                       Layout layout,
+                                       const std::string &remark);
+
+/// [..., S, P] -> [..., S, 2P] with entry p in lanes 2p and 2p+1 (the
+/// interleaved table form's columns of pair p): a linalg.broadcast along a
+/// new last dim of 2, collapsed into the pair dim.
+mlir::Value duplicateLanes(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value table);
+
+/// Replaces `root` by the table form of posenc.rope on `m.input` from the
+/// pair tables `m.cosTable`/`m.sinTable` of a PairRotation (one entry per
+/// pair, [1.., S, P] or [1.., S, P, 1]): each entry in both columns of its
+/// pair, `concat(t, t)` for the half layout, duplicateLanes for the
+/// interleaved one. The remark gives `m.tableFormReason`.
+mlir::LogicalResult replaceWithPairTableRope(mlir::PatternRewriter &rewriter,
+                                             mlir::Operation *root,
+                                             const RopeMatch &m, Layout layout,
+                                             bool emitRemark);
 
 /// Replaces `root` by posenc.rope(m.input, positions) with `layout`.
 mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
@@ -193,6 +245,20 @@ void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,
                                bool emitRemarks);
 void populateRaiseInterleavedRopePatterns(mlir::RewritePatternSet &patterns,
                                           bool emitRemarks);
+/// Meta's complex-number RoPE as torch-mlir lowers it
+/// (RaiseRopeComplex.cpp).
+void populateRaiseComplexRopePatterns(mlir::RewritePatternSet &patterns,
+                                      bool emitRemarks);
+/// ONNX RotaryEmbedding as torch-mlir lowers it: one generic gathering
+/// cos/sin by position (RaiseRopeGather.cpp).
+void populateRaiseGatherRopePatterns(mlir::RewritePatternSet &patterns,
+                                     bool emitRemarks);
+/// Why the gathering generic `op` is not raised (empty: not a candidate),
+/// or std::nullopt when it would be.
+std::optional<std::string> explainGatherRope(mlir::Operation *op);
+/// Why the view_as_real-shaped collapse `op` is not raised as Meta's
+/// complex RoPE (empty: not a candidate), or std::nullopt when it would be.
+std::optional<std::string> explainComplexRope(mlir::Operation *op);
 
 } // namespace posenc::raise
 

@@ -311,6 +311,11 @@ static FailureOr<Value> buildPositions(OpBuilder &b, Location loc,
   int64_t nonUnit = 0;
   for (int64_t d : type.getShape())
     nonUnit += d != 1;
+  // Per-batch positions [B, S] of an input [B, ..., S, D] (SPEC.md).
+  auto input = cast<RankedTensorType>(m.input.getType());
+  if (nonUnit > 1 && type.getRank() == 2 && input.getRank() >= 3 &&
+      type.getShape() == ArrayRef<int64_t>{input.getDimSize(0), seqLen})
+    return m.positions;
   if (nonUnit > 1 || (ShapedType::isDynamic(seqLen) && type.hasStaticShape()))
     return failure();
   ReassociationIndices all;
@@ -341,8 +346,11 @@ LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
   auto posType = dyn_cast<RankedTensorType>(
       m.constantPositions ? m.constantPositions.getType()
                           : m.positions.getType());
-  if (!posType ||
-      (posType.hasStaticShape() && posType.getNumElements() != seqLen))
+  bool perBatch = posType && posType.getRank() == 2 && type.getRank() >= 3 &&
+                  posType.getShape() ==
+                      ArrayRef<int64_t>{type.getDimSize(0), seqLen};
+  if (!posType || (posType.hasStaticShape() && !perBatch &&
+                   posType.getNumElements() != seqLen))
     return rewriter.notifyMatchFailure(root, "positions are not one per row");
   FailureOr<Value> positions =
       buildPositions(rewriter, root->getLoc(), m, seqLen);
@@ -444,9 +452,11 @@ struct RaiseExpandedRope : RewritePattern {
     std::optional<PairRotation> rot =
         halves ? matchPairRotation(halves->first, halves->second, 1)
                : std::nullopt;
-    if (!rot || !rot->angles)
-      return failure();
+    // D = 2 would also be the inner concat of the interleaved layout's
+    // (re, im) lanes, which RaiseInterleavedRope raises whole.
     int64_t half = cast<ShapedType>(out.getType()).getShape().back() / 2;
+    if (!rot || half < 2)
+      return failure();
     Value x = matchLastDimSlice(rot->a, 0, half);
     if (!x || matchLastDimSlice(rot->b, half, half) != x ||
         x.getType() != out.getType())
@@ -454,9 +464,11 @@ struct RaiseExpandedRope : RewritePattern {
     RopeMatch m;
     m.input = x;
     std::string why;
-    if (!matchRopeAngles(rot->angles, x, m, why))
-      return rewriter.notifyMatchFailure(op, why);
-    return replaceWithRope(rewriter, op, m, Layout::half, remarks);
+    if (rot->angles && matchRopeAngles(rot->angles, x, m, why))
+      return replaceWithRope(rewriter, op, m, Layout::half, remarks);
+    // Any tables: the table form (RaiseRopePairTables.cpp).
+    return replaceWithPairTableRope(rewriter, op, pairTableForm(*rot, x, why),
+                                    Layout::half, remarks);
   }
 
   bool remarks;

@@ -93,11 +93,29 @@ raise::matchPairRotation(Value first, Value second, int64_t pairDimFromEnd) {
   if (aSin.first != aCos->first || bCos.first != bSin->first ||
       aSin.second != bSin->second || bCos.second != aCos->second)
     return std::nullopt;
-  PairRotation rot{aCos->first, bSin->first, Value()};
+  PairRotation rot{aCos->first, bSin->first, Value(), aCos->second,
+                   bSin->second};
   Value angles = matchTrig<math::CosOp>(aCos->second);
   if (angles && matchTrig<math::SinOp>(bSin->second) == angles)
     rot.angles = angles;
   return rot;
+}
+
+RopeMatch raise::pairTableForm(const PairRotation &rot, Value x,
+                               std::string why) {
+  RopeMatch m;
+  m.input = x;
+  m.cosTable = rot.cos;
+  m.sinTable = rot.sin;
+  if (isa<BlockArgument>(peelUnitReshapes(rot.cos)) &&
+      isa<BlockArgument>(peelUnitReshapes(rot.sin)))
+    m.tableFormReason = "the cos/sin tables are function arguments";
+  else if (!rot.angles)
+    m.tableFormReason =
+        "a and b are not rotated by cos and sin of one angle tensor";
+  else
+    m.tableFormReason = std::move(why);
+  return m;
 }
 
 /// Matches `out` (see the file header). `why` is empty for a non-candidate.
@@ -124,16 +142,13 @@ static std::optional<RopeMatch> matchInterleavedRope(Value out,
       expand.getReassociationIndices().back().size() != 2 ||
       expand.getSrc().getType() != out.getType())
     return std::nullopt;
-  if (!rot->angles) {
-    why = "a and b are not rotated by cos and sin of one angle tensor";
-    return std::nullopt;
-  }
-  Value angles = rot->angles;
   RopeMatch m;
   m.input = expand.getSrc();
-  if (!matchRopeAngles(angles, m.input, m, why))
-    return std::nullopt;
-  return m;
+  if (rot->angles && matchRopeAngles(rot->angles, m.input, m, why))
+    return m;
+  // Whatever the tables are, the graph is the pairwise rotation by them:
+  // the table form (RaiseRopePairTables.cpp), with the reason kept.
+  return pairTableForm(*rot, m.input, why);
 }
 
 namespace {
@@ -148,6 +163,9 @@ struct RaiseInterleavedRope : OpRewritePattern<tensor::CollapseShapeOp> {
     std::optional<RopeMatch> m = matchInterleavedRope(op.getResult(), why);
     if (!m)
       return rewriter.notifyMatchFailure(op, why);
+    if (m->isTableForm())
+      return replaceWithPairTableRope(rewriter, op, *m, Layout::interleaved,
+                                      remarks);
     return replaceWithRope(rewriter, op, *m, Layout::interleaved, remarks);
   }
 

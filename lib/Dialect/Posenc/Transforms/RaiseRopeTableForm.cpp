@@ -90,6 +90,13 @@ static Value alignTable(OpBuilder &b, Location loc, Value table,
       plan.groups);
 }
 
+Value raise::alignRopeTable(OpBuilder &b, Location loc, Value table,
+                            AffineMap map, int64_t rank) {
+  std::optional<TableAlignment> plan =
+      planTableAlignment(cast<RankedTensorType>(table.getType()), map, rank);
+  return plan ? alignTable(b, loc, table, *plan) : Value();
+}
+
 LogicalResult raise::replaceWithTableRope(PatternRewriter &rewriter,
                                           Operation *root, const RopeMatch &m,
                                           Layout layout, bool emitRemark) {
@@ -117,10 +124,18 @@ LogicalResult raise::replaceWithTableRope(PatternRewriter &rewriter,
   Location loc = root->getLoc();
   Value cos = alignTable(rewriter, loc, m.cosTable, *cosPlan);
   Value sin = alignTable(rewriter, loc, m.sinTable, *sinPlan);
-  auto rope = RopeOp::create(rewriter, loc, m.input, cos, sin, layout);
-  if (emitRemark)
+  return replaceByTableRope(rewriter, root, m.input, cos, sin, layout,
+                            emitRemark ? m.tableFormReason : std::string());
+}
+
+LogicalResult raise::replaceByTableRope(PatternRewriter &rewriter,
+                                        Operation *root, Value x, Value cos,
+                                        Value sin, Layout layout,
+                                        const std::string &remark) {
+  auto rope = RopeOp::create(rewriter, root->getLoc(), x, cos, sin, layout);
+  if (!remark.empty())
     rope->emitRemark("raised to posenc.rope table form (")
-        << stringifyLayout(layout) << " layout): " << m.tableFormReason;
+        << stringifyLayout(layout) << " layout): " << remark;
   rewriter.replaceOp(root, rope.getResult());
   return success();
 }

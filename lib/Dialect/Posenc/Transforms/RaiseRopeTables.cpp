@@ -56,6 +56,44 @@ static SmallVector<double> unwrapFrequencies(ArrayRef<double> theta, int64_t s,
   return inv;
 }
 
+std::optional<PairTableMatch>
+raise::matchPairTables(ArrayRef<double> c, ArrayRef<double> sn, int64_t s,
+                       int64_t half, MLIRContext *ctx) {
+  if (s < 2 || half < 1)
+    return std::nullopt;
+  SmallVector<double> theta(s * half);
+  for (int64_t i = 0; i < s * half; ++i)
+    theta[i] = std::atan2(sn[i], c[i]);
+  SmallVector<double> inv = unwrapFrequencies(theta, s, half);
+  // start from the slowest pair, where start * inv stays below pi; then
+  // each frequency from the absolute angle of the last row, unwrapped near
+  // its prediction: the graph's f32 angles err by an ulp of the angle, so
+  // this is good to about an f32 ulp even at a large start.
+  double start = std::round(theta[half - 1] / inv[half - 1]);
+  if (!(start >= 0) || start + s >= (1 << 24))
+    return std::nullopt;
+  for (int64_t p = 0; p < half; ++p) {
+    double n = start + s - 1;
+    inv[p] = unwrapNear(theta[(s - 1) * half + p], n * inv[p]) / n;
+  }
+  std::string freqWhy;
+  std::optional<RopeFrequencies> freqs =
+      recoverRopeFrequencies(inv, ctx, freqWhy);
+  if (!freqs)
+    return std::nullopt;
+  SmallVector<double> exact =
+      computeRopeInvFreq(freqs->base, 2 * half, freqs->scaling);
+  for (int64_t r = 0; r < s; ++r)
+    for (int64_t p = 0; p < half; ++p) {
+      double angle = (start + r) * exact[p];
+      double tol = 8 * 0x1p-24 * (1 + angle);
+      if (std::fabs(c[r * half + p] - std::cos(angle)) > tol ||
+          std::fabs(sn[r * half + p] - std::sin(angle)) > tol)
+        return std::nullopt;
+    }
+  return PairTableMatch{static_cast<int64_t>(start), *freqs};
+}
+
 bool raise::matchConstantRopeTables(Value cosTable, Value sinTable, Value x,
                                     RopeMatch &m, std::string &why) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -73,47 +111,26 @@ bool raise::matchConstantRopeTables(Value cosTable, Value sinTable, Value x,
       !type.getElementType().isF32())
     return false;
   int64_t half = d / 2;
-  SmallVector<double> theta(s * half);
+  SmallVector<double> pairCos(s * half), pairSin(s * half);
   for (int64_t r = 0; r < s; ++r)
     for (int64_t p = 0; p < half; ++p) {
       int64_t at = r * d + p;
       if ((*c)[at] != (*c)[at + half] || (*sn)[at] != (*sn)[at + half])
         return false; // not concat(f, f)
-      theta[r * half + p] = std::atan2((*sn)[at], (*c)[at]);
+      pairCos[r * half + p] = (*c)[at];
+      pairSin[r * half + p] = (*sn)[at];
     }
-  SmallVector<double> inv = unwrapFrequencies(theta, s, half);
-  // start from the slowest pair, where start * inv stays below pi; then
-  // each frequency from the absolute angle of the last row, unwrapped near
-  // its prediction: the graph's f32 angles err by an ulp of the angle, so
-  // this is good to about an f32 ulp even at a large start.
-  double start = std::round(theta[half - 1] / inv[half - 1]);
-  if (!(start >= 0) || start + s >= (1 << 24))
+  std::optional<PairTableMatch> match =
+      matchPairTables(pairCos, pairSin, s, half, x.getContext());
+  if (!match)
     return false;
-  for (int64_t p = 0; p < half; ++p) {
-    double n = start + s - 1;
-    inv[p] = unwrapNear(theta[(s - 1) * half + p], n * inv[p]) / n;
-  }
-  std::string freqWhy;
-  std::optional<RopeFrequencies> freqs =
-      recoverRopeFrequencies(inv, x.getContext(), freqWhy);
-  if (!freqs)
-    return false;
-  SmallVector<double> exact = computeRopeInvFreq(freqs->base, d, freqs->scaling);
-  for (int64_t r = 0; r < s; ++r)
-    for (int64_t p = 0; p < half; ++p) {
-      double angle = (start + r) * exact[p];
-      double tol = 8 * 0x1p-24 * (1 + angle);
-      if (std::fabs((*c)[r * d + p] - std::cos(angle)) > tol ||
-          std::fabs((*sn)[r * d + p] - std::sin(angle)) > tol)
-        return false;
-    }
   SmallVector<int32_t> positions(s);
   for (int64_t r = 0; r < s; ++r)
-    positions[r] = static_cast<int32_t>(start + r);
+    positions[r] = static_cast<int32_t>(match->start + r);
   m.constantPositions = DenseElementsAttr::get(
       RankedTensorType::get({s}, IntegerType::get(x.getContext(), 32)),
       ArrayRef<int32_t>(positions));
-  m.frequencies = *freqs;
+  m.frequencies = match->frequencies;
   why.clear();
   return true;
 }
