@@ -243,3 +243,50 @@ def llama_block(hq, hkv, d, inv_freq, mask="lowest", offset=0, elem="f32"):
     kv = ty([1, None, hkv * d], elem)
     return (f"func.func @llama_block(%q_proj: {res}, %k_proj: {kv}, %v_proj: {kv}) -> {res} {{\n"
             + "\n".join(t.lines) + f"\n  return {out} : {res}\n}}\n")
+
+
+def single_head_attention(d, causal=True, transpose_b_maps=True):
+    """Single-head attention on 2-D tensors with a dynamic length, the
+    products as `linalg.matmul` (Q.K^T with the transposed-B indexing maps
+    MLIR 22 writes for matmul_transpose_b, or a linalg.transpose of K and
+    the default maps), scale 1/sqrt(d), the triu causal mask with the
+    lowest finite value, linalg.softmax. (q, k, v [?, d] f32) -> [?, d]."""
+    t = _Linalg()
+    c0 = t.op("arith.constant 0 : index")
+    t.emit(f"%s = tensor.dim %q, {c0} : {ty([None, d])}")
+    zero = t.op("arith.constant 0.0 : f32")
+    se = t.op(f"tensor.empty(%s, %s) : {ty([None, None])}")
+    sz = t.op(f"linalg.fill ins({zero} : f32) outs({se} : {ty([None, None])}) -> {ty([None, None])}")
+    if transpose_b_maps:
+        maps = ("affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, "
+                "affine_map<(d0, d1, d2) -> (d0, d1)>")
+        scores = t.op(f"linalg.matmul indexing_maps = [{maps}] ins(%q, %k : {ty([None, d])}, "
+                      f"{ty([None, d])}) outs({sz} : {ty([None, None])}) -> {ty([None, None])}")
+    else:
+        init = t.empty([d, None])
+        kt = t.op(f"linalg.transpose ins(%k : {ty([None, d])}) outs({init} : {ty([d, None])}) "
+                  "permutation = [1, 0]")
+        scores = t.op(f"linalg.matmul ins(%q, {kt} : {ty([None, d])}, {ty([d, None])}) "
+                      f"outs({sz} : {ty([None, None])}) -> {ty([None, None])}")
+    scale = t.op(f"arith.constant {1.0 / np.sqrt(d)!r} : f32")
+    scores = t.generic([(scores, ty([None, None]))], [ID[2]], [None, None],
+                       [f"%r = arith.mulf %a0, {scale} : f32"])
+    if causal:
+        lowest = t.op(f"arith.constant {LOWEST['f32']} : f32")
+        full = t.op(f"linalg.fill ins({lowest} : f32) outs({se} : {ty([None, None])}) -> "
+                    f"{ty([None, None])}")
+        tri = t.generic([(full, ty([None, None]))], [ID[2]], [None, None], [
+            "%i = linalg.index 0 : index", "%j = linalg.index 1 : index",
+            "%above = arith.cmpi sgt, %j, %i : index",
+            f"%r = arith.select %above, %a0, {zero} : f32"])
+        scores = t.binary(scores, [None, None], ID[2], tri, [None, None], ID[2], [None, None],
+                          "arith.addf")
+    p = t.op(f"linalg.softmax dimension(1) ins({scores} : {ty([None, None])}) outs({se} : "
+             f"{ty([None, None])}) -> {ty([None, None])}")
+    oe = t.empty([None, d])
+    oz = t.op(f"linalg.fill ins({zero} : f32) outs({oe} : {ty([None, d])}) -> {ty([None, d])}")
+    o = t.op(f"linalg.matmul ins({p}, %v : {ty([None, None])}, {ty([None, d])}) outs({oz} : "
+             f"{ty([None, d])}) -> {ty([None, d])}")
+    arg = ty([None, d])
+    return (f"func.func @attention(%q: {arg}, %k: {arg}, %v: {arg}) -> {arg} {{\n"
+            + "\n".join(t.lines) + f"\n  return {o} : {arg}\n}}\n")

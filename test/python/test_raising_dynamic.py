@@ -119,3 +119,27 @@ def test_dynamic_llama_block_raised_equals_unraised(case):
         assert_close(got_unraised, want, *tol_unraised, f"S={s} raise=false vs numpy")
         assert_close(got_raised, got_unraised, tol_raised[0] + tol_unraised[0],
                      tol_raised[1] + tol_unraised[1], f"S={s} raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("d,causal,transpose_b_maps", [(16, True, True), (32, False, True),
+                                                       (64, True, False)])
+def test_single_head_matmul_attention_raised(d, causal, transpose_b_maps):
+    """2-D linalg.matmul products (linalg_blocks.single_head_attention) of a
+    dynamic length raise to one posenc.attention (a unit batch dim); the
+    one compiled program at three lengths: raised == unraised == numpy, f32
+    tolerances as above."""
+    ir = linalg_blocks.single_head_attention(d, causal, transpose_b_maps)
+    out = raised_ir(ir)
+    assert out.count("= posenc.attention ") == 1, out
+    assert "linalg.matmul" not in out, out
+    assert ("causal" in out) == causal, out
+    raised = posenc.compile(ir, pipeline=RAISED)
+    unraised = posenc.compile(ir, pipeline=UNRAISED)
+    rng = np.random.default_rng(d)
+    for s in (17, 30, 45):
+        q, k, v = (rng.standard_normal((s, d)).astype(np.float32) for _ in range(3))
+        want = ref.attention(q[None], k[None], v[None], causal=causal)[0]
+        got_raised, got_unraised = raised(q, k, v), unraised(q, k, v)
+        assert_close(got_raised, want, ATOL, RTOL, f"S={s} raise=true vs numpy")
+        assert_close(got_unraised, want, ATOL, RTOL, f"S={s} raise=false vs numpy")
+        assert_close(got_raised, got_unraised, 2 * ATOL, 2 * RTOL, f"S={s} raised vs unraised")

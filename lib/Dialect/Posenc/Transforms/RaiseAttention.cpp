@@ -174,8 +174,12 @@ static void peelRepeat(KVOperand &kv) {
 /// a transpose the rewrite transposes the operand itself.
 static KVOperand matchTransposedKey(Value rhs) {
   auto transpose = peelLeadingReshapes(rhs).getDefiningOp<linalg::TransposeOp>();
-  if (!transpose)
-    return KVOperand{rhs, {0, 2, 1}, {}, 1};
+  if (!transpose) {
+    int64_t rank = cast<ShapedType>(rhs.getType()).getRank();
+    SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    return KVOperand{rhs, swap, {}, 1};
+  }
   int64_t rank = transpose.getPermutation().size();
   KVOperand key;
   SmallVector<int64_t> perm(transpose.getPermutation());

@@ -67,6 +67,8 @@ struct PosencRaisePass
       if (isa<linalg::BatchMatmulOp>(op)) {
         why = raise::explainAttention(op);
         what = "posenc.attention";
+      } else if ((why = raise::explainContraction(op)) && !why->empty()) {
+        what = "posenc.attention";
       } else if (isa<linalg::GenericOp>(op)) {
         why = raise::explainRope(op);
         what = "posenc.rope";

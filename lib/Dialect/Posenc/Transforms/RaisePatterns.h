@@ -173,6 +173,12 @@ mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
 /// std::nullopt when it would be raised.
 std::optional<std::string> explainAttention(mlir::Operation *op);
 
+/// Why the contraction `op` (a linalg.matmul or contraction generic whose
+/// left operand is a softmax) was not brought into the batch_matmul form
+/// of an attention (empty: not a candidate), or std::nullopt when it would
+/// be (RaiseContractions.cpp).
+std::optional<std::string> explainContraction(mlir::Operation *op);
+
 /// Why the RoPE-shaped add `op` is not raised to posenc.rope (empty: not a
 /// candidate), or std::nullopt when it would be raised.
 std::optional<std::string> explainRope(mlir::Operation *op);

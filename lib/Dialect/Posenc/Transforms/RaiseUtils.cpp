@@ -89,8 +89,16 @@ bool raise::reshapesOnlyLeadingDims(Operation *op) {
   std::optional<SmallVector<ReassociationIndices>> groups = getReassociation(op);
   if (!groups || groups->size() < 2)
     return false;
+  // The last group is the last dim alone; the one before ends with the
+  // second-to-last dim, any other dim in it a unit dim (a [S, D] <-> [1, S,
+  // D] reshape keeps the last two dims).
+  auto big = cast<ShapedType>(isa<tensor::CollapseShapeOp>(op)
+                                  ? op->getOperand(0).getType()
+                                  : op->getResult(0).getType());
+  const ReassociationIndices &beforeLast = (*groups)[groups->size() - 2];
   return (*groups)[groups->size() - 1].size() == 1 &&
-         (*groups)[groups->size() - 2].size() == 1;
+         llvm::all_of(ArrayRef<int64_t>(beforeLast).drop_back(),
+                      [&](int64_t d) { return big.getDimSize(d) == 1; });
 }
 
 Value raise::peelLeadingReshapes(Value v) {
@@ -143,6 +151,13 @@ Value raise::collapseLeadingDims(OpBuilder &b, Location loc, Value v) {
   int64_t rank = type.getRank();
   if (rank == 3)
     return v;
+  if (rank == 2) {
+    // [S, D] -> [1, S, D]
+    auto type3 = RankedTensorType::get(
+        {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType());
+    return tensor::ExpandShapeOp::create(
+        b, loc, type3, v, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  }
   ReassociationIndices leading;
   for (int64_t d = 0; d < rank - 2; ++d)
     leading.push_back(d);
