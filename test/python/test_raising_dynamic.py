@@ -10,11 +10,8 @@ once with the default `raise=true`, and the same two compiled programs are
 run at three sequence lengths; at each, raised == unraised == numpy
 `posenc.reference` (float64, written from SPEC.md).
 
-The lengths are 17 to 48: at a dynamic Sq <= 16 the fused kernel takes
-its run-time decode branch, whose result comes back with 16 rows (a bug of
-the decode schedule with dynamic Sq, independent of raising: a plain
-`posenc.attention` on tensor<2x?x32xf32> at S = 12 shows it; see
-docs/raising.md).
+Lengths: one in 1..16 (at a dynamic Sq <= 16 the fused kernel takes its
+run-time decode branch) and two in 17..48 (its prefill schedule).
 
 Configurations are drawn from a seeded generator: GQA ratios 1 to 4, head
 dims 16 to 64, none/linear/llama3 RoPE scaling, base 10^4 to 5*10^5,
@@ -59,7 +56,10 @@ def draw_cases(seed, count, elems):
         mask = [None, "lowest", "-inf"][int(rng.integers(0, 3))]
         offset = int(rng.integers(0, 101))
         elem = elems[n % len(elems)]
-        lengths = tuple(sorted(int(s) for s in rng.choice(np.arange(17, 49), 3, replace=False)))
+        # One length at most 16 (the fused kernel's run-time decode branch),
+        # two above (its prefill schedule).
+        lengths = (int(rng.integers(1, 17)),) + tuple(
+            sorted(int(s) for s in rng.choice(np.arange(17, 49), 2, replace=False)))
         cases.append((hq, hkv, d, base, scaling, mask, offset, elem, lengths))
     return cases
 
@@ -136,10 +136,26 @@ def test_single_head_matmul_attention_raised(d, causal, transpose_b_maps):
     raised = posenc.compile(ir, pipeline=RAISED)
     unraised = posenc.compile(ir, pipeline=UNRAISED)
     rng = np.random.default_rng(d)
-    for s in (17, 30, 45):
+    for s in (5, 30, 45):
         q, k, v = (rng.standard_normal((s, d)).astype(np.float32) for _ in range(3))
         want = ref.attention(q[None], k[None], v[None], causal=causal)[0]
         got_raised, got_unraised = raised(q, k, v), unraised(q, k, v)
         assert_close(got_raised, want, ATOL, RTOL, f"S={s} raise=true vs numpy")
         assert_close(got_unraised, want, ATOL, RTOL, f"S={s} raise=false vs numpy")
         assert_close(got_raised, got_unraised, 2 * ATOL, 2 * RTOL, f"S={s} raised vs unraised")
+
+
+@pytest.mark.parametrize("s", [1, 5, 12, 16, 17])
+def test_dynamic_short_query_decode_branch(s):
+    """posenc.attention with a dynamic length (no raising involved): at Sq
+    <= 16 the fused kernel runs its decode branch, whose last step once
+    iterated over the 16 padded rows and wrote past a shorter result. The
+    result has Sq rows and equals numpy (f32 tolerances as above)."""
+    t = "tensor<2x?x32xf32>"
+    ir = (f"func.func @f(%q: {t}, %k: {t}, %v: {t}) -> {t} {{\n"
+          f"  %o = posenc.attention %q, %k, %v {{causal, scale = 0.125 : f64}} : "
+          f"{t}, {t}, {t} -> {t}\n  return %o : {t}\n}}\n")
+    rng = np.random.default_rng(s)
+    q, k, v = (rng.standard_normal((2, s, 32)).astype(np.float32) for _ in range(3))
+    got = posenc.compile(ir, pipeline=RAISED)(q, k, v)
+    assert_close(got, ref.attention(q, k, v, scale=0.125, causal=True), ATOL, RTOL, "fused")
