@@ -357,6 +357,19 @@ static Value mergeSplits(OpBuilder &b, Location loc, const AttentionInfo &info,
     AffineExpr h = rowExprs[n - 1];
     rowExprs[n - 1] = h.floorDiv(p);
     row = (h % p) * t + row;
+  } else {
+    // One head per task, its rows padded to t: read the first Sq of them,
+    // so that the loop bounds come from Sq and not from the padded
+    // partials (a dynamic Sq < t would otherwise write t rows).
+    auto firstRows = [&](Value v, int64_t rank) {
+      SmallVector<OpFoldResult> sizes(resultSizes.take_front(rank));
+      return tensor::ExtractSliceOp::create(
+                 b, loc, v, SmallVector<OpFoldResult>(rank, b.getIndexAttr(0)),
+                 sizes, SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)))
+          .getResult();
+    };
+    aSum = firstRows(aSum, n + 2);
+    lSum = firstRows(lSum, n + 1);
   }
   rowExprs.push_back(row);
   AffineMap lMap = AffineMap::get(n + 2, 0, rowExprs, ctx);

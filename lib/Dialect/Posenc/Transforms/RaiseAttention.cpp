@@ -42,7 +42,9 @@ struct Bias {
   AffineMap map;                  ///< its indexing map in the add
   SmallVector<int64_t> loopShape; ///< the add's iteration space
   /// masked_fill: the mask as an additive term (`value` is the condition).
-  std::optional<SmallVector<double>> values;
+  std::optional<ConstantTensor> values;
+  /// Whether the scores' dynamic Sq and Sk are provably equal.
+  bool equalLengths = false;
 };
 
 /// Everything the rewrite needs, found by matchAttention.
@@ -172,8 +174,12 @@ static void peelRepeat(KVOperand &kv) {
 /// a transpose the rewrite transposes the operand itself.
 static KVOperand matchTransposedKey(Value rhs) {
   auto transpose = peelLeadingReshapes(rhs).getDefiningOp<linalg::TransposeOp>();
-  if (!transpose)
-    return KVOperand{rhs, {0, 2, 1}, {}, 1};
+  if (!transpose) {
+    int64_t rank = cast<ShapedType>(rhs.getType()).getRank();
+    SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(swap[rank - 1], swap[rank - 2]);
+    return KVOperand{rhs, swap, {}, 1};
+  }
   int64_t rank = transpose.getPermutation().size();
   KVOperand key;
   SmallVector<int64_t> perm(transpose.getPermutation());
@@ -205,6 +211,14 @@ static bool isMaskingValue(double v, Type elemType) {
                    .convertToDouble());
 }
 
+/// Whether the last two dims (Sq, Sk) of `op`'s result are provably equal.
+static bool equalLastDims(linalg::GenericOp op) {
+  Value result = op->getResult(0);
+  int64_t rank = cast<ShapedType>(result.getType()).getRank();
+  return rank >= 2 &&
+         provablyEqualSizes(result, rank - 2, result, rank - 1, op);
+}
+
 /// A masked_fill (`select(c, m, s)` or `select(c, s, m)`, m -inf or the
 /// lowest finite value) on the scores `s`, with a mask `c` known at compile
 /// time: recorded as the additive mask (m where masked, 0 elsewhere) it is
@@ -224,17 +238,24 @@ static LogicalResult peelMaskedFill(const Elementwise &sel, AttentionMatch &m,
           "lowest finite value";
     return failure();
   }
-  std::optional<SmallVector<double>> cond = getConstantValues(c.input->get());
+  auto shape = cast<ShapedType>(sel.generic.getResultTypes()[0]).getShape();
+  std::string dynamicWhy;
+  std::optional<ConstantTensor> cond =
+      ShapedType::isDynamicShape(shape)
+          ? evaluateDiagonalTerm(c.input->get(), dynamicWhy)
+          : evaluateConstant(c.input->get());
   if (!cond) {
     why = "the masked_fill's mask is not known at compile time";
+    if (!dynamicWhy.empty())
+      why += " (" + dynamicWhy + ")";
     return failure();
   }
   double masked = *getSplatValue(sel.args[fill]);
-  for (double &v : *cond)
+  for (double &v : cond->values)
     v = (v != 0.0) == (fill == 1) ? masked : 0.0;
-  auto shape = cast<ShapedType>(sel.generic.getResultTypes()[0]).getShape();
   m.terms.push_back(Bias{c.input->get(), sel.map(c),
-                         SmallVector<int64_t>(shape), std::move(cond)});
+                         SmallVector<int64_t>(shape), std::move(cond),
+                         equalLastDims(sel.generic)});
   scores = s.input->get();
   return success();
 }
@@ -282,7 +303,8 @@ matchScores(Value scores, AttentionMatch &m, Failure &why) {
     }
     auto shape = cast<ShapedType>(add->generic.getResultTypes()[0]).getShape();
     m.terms.push_back(Bias{b.input->get(), add->map(b),
-                           SmallVector<int64_t>(shape), std::nullopt});
+                           SmallVector<int64_t>(shape), std::nullopt,
+                           equalLastDims(add->generic)});
     scores = s.input->get();
   }
 }
@@ -292,9 +314,9 @@ matchScores(Value scores, AttentionMatch &m, Failure &why) {
 static LogicalResult classifyTerms(AttentionMatch &m, Type elemType,
                                    Failure &why) {
   for (Bias &term : m.terms) {
-    FailureOr<BiasClass> kind = classifyBias(term.value, term.map,
-                                             term.loopShape, elemType,
-                                             term.values, why);
+    FailureOr<BiasClass> kind =
+        classifyBias(term.value, term.map, term.loopShape, elemType,
+                     term.values, term.equalLengths, why);
     if (failed(kind))
       return failure();
     if (kind->kind == BiasKind::Causal && !m.causal) {

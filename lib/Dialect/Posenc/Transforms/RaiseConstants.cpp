@@ -87,7 +87,8 @@ struct Step {
 
 class Evaluator {
 public:
-  explicit Evaluator(int64_t maxElements) : maxElements(maxElements) {}
+  Evaluator(int64_t maxElements, int64_t dynamicSize)
+      : maxElements(maxElements), dynamicSize(dynamicSize) {}
   std::optional<ConstantTensor> eval(Value v, int depth = 0);
 
 private:
@@ -97,17 +98,34 @@ private:
   std::optional<ConstantTensor> evalInsert(tensor::InsertSliceOp op, int depth);
   std::optional<Step> compileStep(Operation &op, DenseMap<Value, unsigned> &slots,
                                   unsigned &numSlots, SmallVector<Step> &steps);
+  /// The shape of `type`, its dynamic dims taken as `dynamicSize`; empty
+  /// when it has dynamic dims and no dynamicSize was given.
+  std::optional<SmallVector<int64_t>> shapeOf(ShapedType type) const;
   int64_t maxElements;
+  int64_t dynamicSize;
 };
 
 } // namespace
 
+std::optional<SmallVector<int64_t>> Evaluator::shapeOf(ShapedType type) const {
+  if (type.hasStaticShape())
+    return SmallVector<int64_t>(type.getShape());
+  if (dynamicSize <= 0)
+    return std::nullopt;
+  SmallVector<int64_t> shape(type.getShape());
+  for (int64_t &d : shape)
+    if (ShapedType::isDynamic(d))
+      d = dynamicSize;
+  return shape;
+}
+
 std::optional<ConstantTensor> Evaluator::eval(Value v, int depth) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape() || depth > 32 ||
-      type.getNumElements() > maxElements)
+  std::optional<SmallVector<int64_t>> shape =
+      type ? shapeOf(type) : std::nullopt;
+  if (!shape || depth > 32 || numElements(*shape) > maxElements)
     return std::nullopt;
-  ConstantTensor t{SmallVector<int64_t>(type.getShape()), {}};
+  ConstantTensor t{*shape, {}};
   Attribute attr;
   if (matchPattern(v, m_Constant(&attr))) {
     if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
@@ -143,11 +161,18 @@ std::optional<ConstantTensor> Evaluator::eval(Value v, int depth) {
       x = static_cast<double>(i.getInt());
     else
       return std::nullopt;
-    t.values.assign(type.getNumElements(), x);
+    t.values.assign(numElements(t.shape), x);
     return t;
   }
   if (auto generic = dyn_cast<linalg::GenericOp>(op))
     return evalGeneric(generic, depth);
+  // Slices and concats of dynamic tensors move elements by run-time sizes.
+  if (!type.hasStaticShape() ||
+      llvm::any_of(op->getOperandTypes(), [](Type operand) {
+        auto shaped = dyn_cast<ShapedType>(operand);
+        return shaped && !shaped.hasStaticShape();
+      }))
+    return std::nullopt;
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
     return evalSlice(slice, depth);
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
@@ -157,7 +182,7 @@ std::optional<ConstantTensor> Evaluator::eval(Value v, int depth) {
   if (isa<tensor::EmptyOp>(op)) {
     // Undefined contents: NaN, which no matcher accepts, so a table only
     // partly written by insert_slices is never matched.
-    t.values.assign(type.getNumElements(), std::nan(""));
+    t.values.assign(numElements(t.shape), std::nan(""));
     return t;
   }
   return std::nullopt;
@@ -387,9 +412,8 @@ std::optional<ConstantTensor> Evaluator::evalGeneric(linalg::GenericOp op,
   SmallVector<SmallVector<int64_t>> inputStrides;
   for (const ConstantTensor &t : inputs)
     inputStrides.push_back(stridesOf(t.shape));
-  auto type = cast<RankedTensorType>(op.getResultTypes()[0]);
-  ConstantTensor t{SmallVector<int64_t>(type.getShape()), {}};
-  t.values.reserve(type.getNumElements());
+  ConstantTensor t{*shapeOf(cast<ShapedType>(op.getResultTypes()[0])), {}};
+  t.values.reserve(numElements(t.shape));
   SmallVector<double> slotValues(numSlots);
   SmallVector<double> args;
   bool ok = true;
@@ -424,6 +448,7 @@ std::optional<ConstantTensor> Evaluator::evalGeneric(linalg::GenericOp op,
 }
 
 std::optional<ConstantTensor> raise::evaluateConstant(Value v,
-                                                      int64_t maxElements) {
-  return Evaluator(maxElements).eval(v);
+                                                      int64_t maxElements,
+                                                      int64_t dynamicSize) {
+  return Evaluator(maxElements, dynamicSize).eval(v);
 }

@@ -1,9 +1,12 @@
-//===- RaiseContractions.cpp - batched contraction generics -> batch_matmul ===//
+//===- RaiseContractions.cpp - attention contractions -> batch_matmul -----===//
 //
 // StableHLO's dot_general with two batch dims (JAX's `bhqd,bhkd->bhqk`
 // einsum) and torch-mlir's matmul of 4-D tensors reach linalg as one
-// `linalg.generic` contraction over [batch..., m, n, k], not as
-// `linalg.batch_matmul`. The attention matcher (RaiseAttention.cpp) is
+// `linalg.generic` contraction over [batch..., m, n, k] (its loops in any
+// order: the reduction loop need not be last), not as
+// `linalg.batch_matmul`; single-head or flattened graphs write the 2-D
+// `linalg.matmul`, K^T by a `linalg.transpose` or, as MLIR 22 spells
+// matmul_transpose_b, by the indexing maps `(m, k), (n, k), (m, n)`. The attention matcher (RaiseAttention.cpp) is
 // written once, over batch_matmul on the flattened (batch, head) dims; this
 // file brings the two contractions of an attention into that form:
 //
@@ -12,8 +15,9 @@
 //   out(L..., m, n) = sum_k a(L..., m, k) * b(L..., k, n)   (P.V)
 //
 // each into a zero-filled init, becomes `expand(batch_matmul(collapse(a),
-// [transpose](collapse(b))))`: the same products and sums in the same
-// element type, an exact rewrite. It fires only on the P.V contraction of a
+// [transpose](collapse(b))))` (2-D: a unit batch dim added and dropped):
+// the same products, each output element summed over k in the same order,
+// in the same element type, an exact rewrite. It fires only on the P.V contraction of a
 // softmax and on the Q.K^T contractions its scores come from, so that other
 // contractions in a user's program are left as they are; when the attention
 // matcher then declines (its remark says why), the rewritten contractions
@@ -38,9 +42,9 @@ using namespace posenc::raise;
 
 namespace {
 
-/// A batched contraction generic (see the file header).
+/// A batched contraction (see the file header).
 struct Contraction {
-  mutable linalg::GenericOp op;
+  Operation *op;
   Value a, b;
   bool bTransposed; ///< b is [L..., n, k] (Q.K^T), else [L..., k, n]
 };
@@ -64,83 +68,97 @@ static bool isMulAddBody(linalg::GenericOp g) {
          (mul.getLhs() == y && mul.getRhs() == x);
 }
 
-/// Matches `v` as a statically shaped batched contraction generic with the
-/// loops [L..., m, n, k] in that order, all operands of one float type.
+/// For the loops of `op` (one reduction loop k, anywhere, and the parallel
+/// loops the output reads as [L..., m, n]): whether a is read as [L..., m,
+/// k] and b as [L..., n, k] (true) or [L..., k, n] (false).
+static std::optional<bool> matchContractionMaps(linalg::LinalgOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto iters = op.getIteratorTypesArray();
+  int64_t numLoops = op.getNumLoops();
+  if (llvm::count(iters, utils::IteratorType::reduction) != 1)
+    return std::nullopt;
+  int64_t k = llvm::find(iters, utils::IteratorType::reduction) - iters.begin();
+  AffineMap out = maps[2];
+  int64_t r = out.getNumResults();
+  if (r < 2 || r + 1 != numLoops || !out.isProjectedPermutation() ||
+      out.isFunctionOfDim(k))
+    return std::nullopt;
+  SmallVector<AffineExpr> lead(out.getResults().drop_back(2));
+  AffineExpr m = out.getResult(r - 2), n = out.getResult(r - 1);
+  AffineExpr kExpr = getAffineDimExpr(k, op.getContext());
+  auto with = [&](AffineExpr x, AffineExpr y) {
+    SmallVector<AffineExpr> e(lead);
+    e.append({x, y});
+    return AffineMap::get(numLoops, 0, e, op.getContext());
+  };
+  if (maps[0] != with(m, kExpr))
+    return std::nullopt;
+  if (maps[1] == with(n, kExpr))
+    return true;
+  if (maps[1] == with(kExpr, n))
+    return false;
+  return std::nullopt;
+}
+
+/// Matches `v` as a batched contraction: a `linalg.matmul` (with the
+/// default maps, or b read transposed as MLIR 22 writes
+/// matmul_transpose_b), or a generic yielding `out + a * b`, with the loops
+/// in any order (matchContractionMaps), into a zero-filled init, all
+/// operands of one float type, the leading dims static (m, n, k may be
+/// dynamic).
 static std::optional<Contraction> matchContraction(Value v) {
-  auto g = v.getDefiningOp<linalg::GenericOp>();
-  if (!g || g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1 ||
-      !isMulAddBody(g) || !isZeroFilled(g.getDpsInits()[0]))
+  auto op = v.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isZeroFilled(op.getDpsInits()[0]))
     return std::nullopt;
-  auto outType = cast<RankedTensorType>(g.getResultTypes()[0]);
-  int64_t r = outType.getRank();
-  if (r < 3 || g.getNumLoops() != r + 1 || !outType.hasStaticShape())
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  if (!(generic && isMulAddBody(generic)) && !isa<linalg::MatmulOp>(op))
     return std::nullopt;
-  auto iters = g.getIteratorTypesArray();
-  for (int64_t d = 0; d < r; ++d)
-    if (iters[d] != utils::IteratorType::parallel)
-      return std::nullopt;
-  if (iters[r] != utils::IteratorType::reduction)
-    return std::nullopt;
-  MLIRContext *ctx = g.getContext();
-  auto dims = [&](ArrayRef<int64_t> ds) {
-    SmallVector<AffineExpr> e;
-    for (int64_t d : ds)
-      e.push_back(getAffineDimExpr(d, ctx));
-    return AffineMap::get(r + 1, 0, e, ctx);
-  };
-  SmallVector<int64_t> lead = llvm::to_vector(llvm::seq<int64_t>(0, r - 2));
-  auto with = [&](int64_t x, int64_t y) {
-    SmallVector<int64_t> ds = lead;
-    ds.append({x, y});
-    return dims(ds);
-  };
-  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
-  int64_t m = r - 2, n = r - 1, k = r;
-  if (maps[2] != with(m, n) || maps[0] != with(m, k))
-    return std::nullopt;
-  bool transposed = maps[1] == with(n, k);
-  if (!transposed && maps[1] != with(k, n))
+  std::optional<bool> transposed = matchContractionMaps(op);
+  auto outType = cast<RankedTensorType>(op->getResultTypes()[0]);
+  if (!transposed || ShapedType::isDynamic(leadingProduct(outType)))
     return std::nullopt;
   Type elem = outType.getElementType();
-  for (Value in : g.getDpsInputs())
-    if (getElementTypeOrSelf(in.getType()) != elem ||
-        !cast<ShapedType>(in.getType()).hasStaticShape())
+  for (Value in : op.getDpsInputs())
+    if (getElementTypeOrSelf(in.getType()) != elem)
       return std::nullopt;
   if (!isa<Float32Type, Float16Type, BFloat16Type>(elem))
     return std::nullopt;
-  return Contraction{g, g.getDpsInputs()[0], g.getDpsInputs()[1], transposed};
+  return Contraction{op, op.getDpsInputs()[0], op.getDpsInputs()[1],
+                     *transposed};
 }
 
-/// Replaces `c` with expand(batch_matmul(collapse(a), [transpose]collapse(b))).
+/// Replaces `c` with expand(batch_matmul(collapse(a), [transpose]collapse(b)))
+/// (for 2-D operands, the unit batch dim added and dropped again).
 static void rewriteAsBatchMatmul(PatternRewriter &rewriter,
                                  const Contraction &c) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(c.op);
-  Location loc = c.op.getLoc();
-  auto outType = cast<RankedTensorType>(c.op.getResultTypes()[0]);
+  Location loc = c.op->getLoc();
+  auto outType = cast<RankedTensorType>(c.op->getResultTypes()[0]);
   Type elem = outType.getElementType();
   Value a = collapseLeadingDims(rewriter, loc, c.a);
   Value b = collapseLeadingDims(rewriter, loc, c.b);
-  auto bType = cast<RankedTensorType>(b.getType());
   if (c.bTransposed) {
+    SmallVector<OpFoldResult> bSizes = tensor::getMixedSizes(rewriter, loc, b);
     Value init = tensor::EmptyOp::create(
-        rewriter, loc,
-        ArrayRef<int64_t>{bType.getDimSize(0), bType.getDimSize(2),
-                          bType.getDimSize(1)},
+        rewriter, loc, ArrayRef<OpFoldResult>{bSizes[0], bSizes[2], bSizes[1]},
         elem);
     b = linalg::TransposeOp::create(rewriter, loc, b, init,
                                     ArrayRef<int64_t>{0, 2, 1})
             ->getResult(0);
   }
   int64_t r = outType.getRank();
-  int64_t n = leadingProduct(outType);
-  SmallVector<int64_t> shape3{n, outType.getDimSize(r - 2),
-                              outType.getDimSize(r - 1)};
+  SmallVector<OpFoldResult> outSizes =
+      tensor::getMixedSizes(rewriter, loc, c.op->getResult(0));
+  SmallVector<OpFoldResult> sizes3 = {
+      rewriter.getIndexAttr(leadingProduct(outType)), outSizes[r - 2],
+      outSizes[r - 1]};
   Value zero = arith::ConstantOp::create(rewriter, loc, elem,
                                          rewriter.getFloatAttr(elem, 0.0));
   Value init = linalg::FillOp::create(
                    rewriter, loc, zero,
-                   tensor::EmptyOp::create(rewriter, loc, shape3, elem)
+                   tensor::EmptyOp::create(rewriter, loc, sizes3, elem)
                        .getResult())
                    .getResult(0);
   Value product =
@@ -148,7 +166,10 @@ static void rewriteAsBatchMatmul(PatternRewriter &rewriter,
                                     ValueRange{a, b}, ValueRange{init})
           .getResult(0);
   Value result = product;
-  if (r != 3) {
+  if (r == 2) {
+    result = tensor::CollapseShapeOp::create(
+        rewriter, loc, product, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  } else if (r != 3) {
     ReassociationIndices leading =
         llvm::to_vector(llvm::seq<int64_t>(0, r - 2));
     result = tensor::ExpandShapeOp::create(
@@ -164,9 +185,9 @@ static void rewriteAsBatchMatmul(PatternRewriter &rewriter,
 static void collectScoreContractions(Value scores, int depth,
                                      SmallVectorImpl<Contraction> &found) {
   scores = peelLeadingReshapes(scores);
+  // K^T read transposed by the map, or transposed by an op before.
   if (std::optional<Contraction> c = matchContraction(scores)) {
-    if (c->bTransposed)
-      found.push_back(*c);
+    found.push_back(*c);
     return;
   }
   std::optional<Elementwise> e = matchElementwise(scores);
@@ -181,12 +202,15 @@ namespace {
 
 /// Rooted at the P.V contraction: rewrites it and the Q.K^T contractions of
 /// its softmax's scores (see the file header).
-struct RaiseAttentionContractions : OpRewritePattern<linalg::GenericOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct RaiseAttentionContractions
+    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
 
-  LogicalResult matchAndRewrite(linalg::GenericOp op,
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
-    std::optional<Contraction> pv = matchContraction(op.getResult(0));
+    if (op->getNumResults() != 1 || isa<linalg::BatchMatmulOp>(op))
+      return rewriter.notifyMatchFailure(op, "not a contraction to rewrite");
+    std::optional<Contraction> pv = matchContraction(op->getResult(0));
     if (!pv || pv->bTransposed)
       return rewriter.notifyMatchFailure(op, "not a P.V-shaped contraction");
     std::string why;
@@ -205,6 +229,27 @@ struct RaiseAttentionContractions : OpRewritePattern<linalg::GenericOp> {
 };
 
 } // namespace
+
+std::optional<std::string> raise::explainContraction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || isa<linalg::BatchMatmulOp>(op) ||
+      linalgOp.getNumDpsInputs() != 2 || linalgOp.getNumReductionLoops() != 1)
+    return std::string();
+  std::string why;
+  if (!matchSoftmax(peelCast<arith::TruncFOp>(
+                        peelLeadingReshapes(linalgOp.getDpsInputs()[0])),
+                    why))
+    return std::string(); // not the P.V of a softmax: not a candidate
+  std::optional<Contraction> pv = matchContraction(op->getResult(0));
+  if (!pv)
+    return std::string("the P.V product is not a contraction out + P * V "
+                       "read as [L..., m, k] x [L..., k, n] into a "
+                       "zero-filled init, in one float type, with static "
+                       "leading dims");
+  if (pv->bTransposed)
+    return std::string("the P.V product reads V transposed ([L..., n, k])");
+  return std::nullopt;
+}
 
 void raise::populateRaiseContractionPatterns(RewritePatternSet &patterns) {
   patterns.add<RaiseAttentionContractions>(patterns.getContext());

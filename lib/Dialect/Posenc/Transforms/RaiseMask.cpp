@@ -71,10 +71,46 @@ static bool isRightAligned(RankedTensorType type, AffineMap map,
   return true;
 }
 
+/// classifyBias for scores of dynamic length (see there).
+static FailureOr<BiasClass>
+classifyDynamicBias(Value bias, RankedTensorType type, bool leadVaries,
+                    Type elemType, std::optional<ConstantTensor> values,
+                    bool equalLengths, std::string &why) {
+  std::string evalWhy;
+  if (!values)
+    values = evaluateDiagonalTerm(bias, evalWhy);
+  if (leadVaries) {
+    why = "the bias varies along the leading (batch, head) dims before "
+          "they are flattened";
+    return failure();
+  }
+  if (!values)
+    return BiasClass{BiasKind::Operand, {}}; // a run-time mask
+  int64_t rank = values->shape.size();
+  bool square = rank >= 2 && type.isDynamicDim(rank - 2) &&
+                type.isDynamicDim(rank - 1);
+  int64_t n = values->shape.back();
+  if (square && isCausalMask(values->values, n, n, elemType)) {
+    if (equalLengths)
+      return BiasClass{BiasKind::Causal, {}};
+    why = "the mask hides j > i, which is the bottom-right causal mask only "
+          "when Sq == Sk, and the dynamic lengths are not provably equal";
+    return failure();
+  }
+  if (llvm::any_of(values->values,
+                   [](double v) { return std::isinf(v) && v < 0; })) {
+    why = "a dynamic-size mask with -inf entries that is not causal (a row "
+          "may hide every key: the graph gives NaN there, "
+          "posenc.attention zeros)";
+    return failure();
+  }
+  return BiasClass{BiasKind::Operand, {}};
+}
+
 FailureOr<BiasClass>
 raise::classifyBias(Value bias, AffineMap map, ArrayRef<int64_t> loopShape,
-                    Type elemType, std::optional<SmallVector<double>> values,
-                    std::string &why) {
+                    Type elemType, std::optional<ConstantTensor> constant,
+                    bool equalLengths, std::string &why) {
   auto type = cast<RankedTensorType>(bias.getType());
   int64_t rank = type.getRank(), loopRank = loopShape.size();
   int64_t sq = loopShape[loopRank - 2], sk = loopShape[loopRank - 1];
@@ -83,7 +119,13 @@ raise::classifyBias(Value bias, AffineMap map, ArrayRef<int64_t> loopShape,
     why = "the bias is not broadcast to the scores by a right-aligned map";
     return failure();
   }
-  if (!values)
+  if (ShapedType::isDynamic(sq) || ShapedType::isDynamic(sk))
+    return classifyDynamicBias(bias, type, leadVaries, elemType,
+                               std::move(constant), equalLengths, why);
+  std::optional<SmallVector<double>> values;
+  if (constant)
+    values = std::move(constant->values);
+  else
     values = getConstantValues(bias);
   if (values) {
     int64_t rows = rank >= 2 ? type.getDimSize(rank - 2) : 1;

@@ -11,6 +11,7 @@
 #include "posenc/Dialect/Posenc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -36,6 +37,12 @@ void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
                                                        patterns.getContext());
   tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
                                                      patterns.getContext());
+  // Dynamic sizes (`tensor.dim` of an op's result) are read from the
+  // op's init, so that the sizes and the `cf.assert`s checking them no
+  // longer keep the raised subgraph (the Sq x Sk scores) alive.
+  tensor::DimOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+  memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+  tensor::EmptyOp::getCanonicalizationPatterns(patterns, patterns.getContext());
 }
 
 namespace {
@@ -61,6 +68,8 @@ struct PosencRaisePass
       StringRef what;
       if (isa<linalg::BatchMatmulOp>(op)) {
         why = raise::explainAttention(op);
+        what = "posenc.attention";
+      } else if ((why = raise::explainContraction(op)) && !why->empty()) {
         what = "posenc.attention";
       } else if (isa<linalg::GenericOp>(op)) {
         why = raise::explainRope(op);

@@ -9,6 +9,7 @@
 #ifndef POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEPATTERNS_H
 #define POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEPATTERNS_H
 
+#include "RaiseUtils.h"
 #include "posenc/Dialect/Posenc/IR/PosencAttrs.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -62,12 +63,15 @@ struct BiasClass {
 /// `Causal`; a constant ALiBi term (matchAlibiSlopes) is `Alibi`; another
 /// term broadcast over the leading dims is an `Operand`. `values`, when
 /// given, are the term's values (a masked_fill's mask as an additive term).
-/// Fails (with `why`) for a term that varies along the leading dims or a
-/// constant that hides every key of a row.
+/// With dynamic sq/sk, only a mask computed from indices is known
+/// (evaluateDiagonalTerm, `values` then its instance), and it is `Causal`
+/// only when `equalLengths` (sq == sk proven). Fails (with `why`) for a
+/// term that varies along the leading dims or a constant that hides every
+/// key of a row.
 mlir::FailureOr<BiasClass>
 classifyBias(mlir::Value bias, mlir::AffineMap map,
              llvm::ArrayRef<int64_t> loopShape, mlir::Type elemType,
-             std::optional<llvm::SmallVector<double>> values,
+             std::optional<ConstantTensor> values, bool equalLengths,
              std::string &why);
 
 /// The per-flat-head slopes when the constant term `t` is ALiBi up to a
@@ -220,6 +224,12 @@ mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
 /// not a candidate, i.e. its left operand is no softmax-like value), or
 /// std::nullopt when it would be raised.
 std::optional<std::string> explainAttention(mlir::Operation *op);
+
+/// Why the contraction `op` (a linalg.matmul or contraction generic whose
+/// left operand is a softmax) was not brought into the batch_matmul form
+/// of an attention (empty: not a candidate), or std::nullopt when it would
+/// be (RaiseContractions.cpp).
+std::optional<std::string> explainContraction(mlir::Operation *op);
 
 /// Why the RoPE-shaped add `op` is not raised to posenc.rope (empty: not a
 /// candidate), or std::nullopt when it would be raised.

@@ -89,8 +89,16 @@ bool raise::reshapesOnlyLeadingDims(Operation *op) {
   std::optional<SmallVector<ReassociationIndices>> groups = getReassociation(op);
   if (!groups || groups->size() < 2)
     return false;
+  // The last group is the last dim alone; the one before ends with the
+  // second-to-last dim, any other dim in it a unit dim (a [S, D] <-> [1, S,
+  // D] reshape keeps the last two dims).
+  auto big = cast<ShapedType>(isa<tensor::CollapseShapeOp>(op)
+                                  ? op->getOperand(0).getType()
+                                  : op->getResult(0).getType());
+  const ReassociationIndices &beforeLast = (*groups)[groups->size() - 2];
   return (*groups)[groups->size() - 1].size() == 1 &&
-         (*groups)[groups->size() - 2].size() == 1;
+         llvm::all_of(ArrayRef<int64_t>(beforeLast).drop_back(),
+                      [&](int64_t d) { return big.getDimSize(d) == 1; });
 }
 
 Value raise::peelLeadingReshapes(Value v) {
@@ -102,9 +110,7 @@ Value raise::peelLeadingReshapes(Value v) {
   return v;
 }
 
-/// Whether every group of `op`'s reassociation holds at most one non-unit
-/// dim of the larger side (the reshape only adds or drops unit dims).
-static bool reshapesOnlyUnitDims(Operation *op) {
+bool raise::reshapesOnlyUnitDims(Operation *op) {
   std::optional<SmallVector<ReassociationIndices>> groups = getReassociation(op);
   if (!groups)
     return false;
@@ -145,6 +151,13 @@ Value raise::collapseLeadingDims(OpBuilder &b, Location loc, Value v) {
   int64_t rank = type.getRank();
   if (rank == 3)
     return v;
+  if (rank == 2) {
+    // [S, D] -> [1, S, D]
+    auto type3 = RankedTensorType::get(
+        {1, type.getDimSize(0), type.getDimSize(1)}, type.getElementType());
+    return tensor::ExpandShapeOp::create(
+        b, loc, type3, v, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  }
   ReassociationIndices leading;
   for (int64_t d = 0; d < rank - 2; ++d)
     leading.push_back(d);
@@ -153,21 +166,32 @@ Value raise::collapseLeadingDims(OpBuilder &b, Location loc, Value v) {
 }
 
 /// Whether `slice` inserts (or extracts) `[offset, offset + size)` of the
-/// last dim of a tensor of `fullType`, unit strides, every other dim whole.
+/// last dim of `full`, unit strides, every other dim whole (a dynamic dim
+/// whole when its size is provably `full`'s).
 template <typename SliceOp>
-static bool isLastDimWindow(SliceOp slice, RankedTensorType fullType,
-                            int64_t offset, int64_t size) {
+static bool isLastDimWindow(SliceOp slice, Value full, int64_t offset,
+                            int64_t size) {
   if (!slice.hasUnitStride())
     return false;
+  auto fullType = cast<RankedTensorType>(full.getType());
   int64_t rank = fullType.getRank();
   ArrayRef<int64_t> offsets = slice.getStaticOffsets();
   ArrayRef<int64_t> sizes = slice.getStaticSizes();
   if (static_cast<int64_t>(offsets.size()) != rank)
     return false;
+  // The window: an extract_slice's result, an insert_slice's source.
+  Value window = isa<tensor::ExtractSliceOp>(slice.getOperation())
+                     ? slice->getResult(0)
+                     : slice->getOperand(0);
+  auto windowType = cast<RankedTensorType>(window.getType());
   for (int64_t d = 0; d < rank; ++d) {
     bool last = d == rank - 1;
     if (offsets[d] != (last ? offset : 0))
       return false;
+    if (!last && ShapedType::isDynamic(sizes[d]) &&
+        fullType.isDynamicDim(d) && windowType.getRank() == rank &&
+        provablyEqualSizes(full, d, window, d, slice))
+      continue;
     if (sizes[d] != (last ? size : fullType.getDimSize(d)) ||
         ShapedType::isDynamic(sizes[d]))
       return false;
@@ -200,8 +224,8 @@ std::optional<std::pair<Value, Value>> raise::matchLastDimConcat(Value v) {
                                std::make_pair(outer, inner)}) {
     int64_t w = width(first);
     if (!ShapedType::isDynamic(w) && w < d &&
-        isLastDimWindow(first, type, 0, w) &&
-        isLastDimWindow(second, type, w, d - w))
+        isLastDimWindow(first, v, 0, w) &&
+        isLastDimWindow(second, v, w, d - w))
       return std::make_pair(first.getSource(), second.getSource());
   }
   return std::nullopt;
@@ -223,7 +247,7 @@ Value raise::matchLastDimSlice(Value v, int64_t offset, int64_t size) {
     return Value();
   auto srcType = cast<RankedTensorType>(slice.getSource().getType());
   if (slice.getResultType().getRank() != srcType.getRank() ||
-      !isLastDimWindow(slice, srcType, offset, size))
+      !isLastDimWindow(slice, slice.getSource(), offset, size))
     return Value();
   return slice.getSource();
 }

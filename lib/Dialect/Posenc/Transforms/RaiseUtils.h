@@ -73,9 +73,13 @@ struct ConstantTensor {
 /// linalg.index: iotas, comparisons, selects, sin/cos), linalg.fill,
 /// reshapes, static extract_slice and concat; each result rounded to its
 /// element type as the program computes it (RaiseConstants.cpp). Gives up
-/// on anything else, or above `maxElements` elements.
+/// on anything else, or above `maxElements` elements. With `dynamicSize`
+/// > 0, dynamic dims are evaluated as that size (fills, generics and
+/// reshapes only): the caller must have proven that the values do not
+/// depend on it (evaluateDiagonalTerm).
 std::optional<ConstantTensor> evaluateConstant(mlir::Value v,
-                                               int64_t maxElements = 1 << 23);
+                                               int64_t maxElements = 1 << 23,
+                                               int64_t dynamicSize = 0);
 
 /// The elements of `v` when evaluateConstant knows them.
 std::optional<llvm::SmallVector<double>> getConstantValues(mlir::Value v);
@@ -83,6 +87,26 @@ std::optional<llvm::SmallVector<double>> getConstantValues(mlir::Value v);
 /// Whether `op` only splits or merges the dims before the last two (the
 /// last two dims are single-dim groups of its reassociation).
 bool reshapesOnlyLeadingDims(mlir::Operation *op);
+
+/// Whether every group of `op`'s reassociation holds at most one non-unit
+/// dim of the larger side (the reshape only adds or drops unit dims).
+bool reshapesOnlyUnitDims(mlir::Operation *op);
+
+/// Whether dim `dimA` of `a` and dim `dimB` of `b` are provably equal at
+/// `at`: static and equal, traced (through destination-passing ops,
+/// tensor.empty, tensor.dim, tensor.cast and unit-dim reshapes) to the same
+/// source, or to sources a dominating `cf.assert(cmpi eq)` equates
+/// (RaiseDynamic.cpp).
+bool provablyEqualSizes(mlir::Value a, int64_t dimA, mlir::Value b,
+                        int64_t dimB, mlir::Operation *at);
+
+/// A dynamically shaped term (a mask) computed from indices and constants
+/// whose values are, along its last two dims (i, j), a function of j - i
+/// alone and constant along the others, evaluated at a size (for every
+/// dynamic dim) large enough to show every value it takes at any size.
+/// Fails, saying why, for anything else.
+std::optional<ConstantTensor> evaluateDiagonalTerm(mlir::Value v,
+                                                   std::string &why);
 
 /// `v` without an elementwise float cast `CastOp` (extf/truncf) in front.
 template <typename CastOp>
