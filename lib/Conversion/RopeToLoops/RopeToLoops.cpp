@@ -24,9 +24,9 @@
 // with the op's own sin signed per lane (signRotaryLanes).
 //
 // The rotation is posenc.rope's, built by BuilderUtils.h's helpers
-// (applyHalfRotaryToRow; buildInterleavedRotaryLanes, whose tables carry the
-// sign of buildRotatedElement, and applyRotaryBySignedSin), the inverse
-// frequencies the reference lowering's table (AttentionUtils.h).
+// (buildRotatedElement per half; buildInterleavedRotaryLanes, whose tables
+// carry the sign of buildRotatedElement, and applyRotaryBySignedSin), the
+// inverse frequencies the reference lowering's table (AttentionUtils.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,14 +113,12 @@ private:
   Value rotateInterleavedRow(OpBuilder &b, Location loc, Value out, Value r,
                              Value s);
   Value rotateHalfRow(OpBuilder &b, Location loc, Value out, Value r, Value s);
-  /// The table form's rows: columns [col, col + w) of the op's cos or sin
-  /// table at row `s` (and the lead indices), in the compute type.
-  Value tableChunk(OpBuilder &b, Location loc, Value table, Value s, Value col,
-                   int64_t w);
-  Value rotateInterleavedTableRow(OpBuilder &b, Location loc, Value out,
-                                  Value r, Value s);
-  Value rotateHalfTableRow(OpBuilder &b, Location loc, Value out, Value r,
-                           Value s);
+  /// cos and sin for columns [col, col + w) of block row `r` (sequence row
+  /// `s`): the block's table, or the op's (table form, each read at the
+  /// lead indices as the reference lowering reads it), in the compute type;
+  /// interleaved: the sin signed per lane (signRotaryLanes).
+  std::pair<Value, Value> rowTables(OpBuilder &b, Location loc, Value r,
+                                    Value s, Value col, int64_t w);
   /// for lead dims from `dim` (outermost first), for rows: rotate.
   Value buildLoops(OpBuilder &b, Location loc, int64_t dim, Value out);
 
@@ -233,6 +231,28 @@ std::pair<Value, Value> StandaloneRopeBuilder::buildTables(int64_t rows) {
   return {tables.getResult(0), tables.getResult(1)};
 }
 
+std::pair<Value, Value> StandaloneRopeBuilder::rowTables(OpBuilder &b,
+                                                         Location loc, Value r,
+                                                         Value s, Value col,
+                                                         int64_t w) {
+  if (!tableForm)
+    return {readVector(b, loc, cosTable, {r, col}, w),
+            readVector(b, loc, sinTable, {r, col}, w)};
+  SmallVector<Value> at =
+      ropeTableIndices(b, loc, op.getCos(), withTail(lead, s, col), col);
+  auto computeVec = VectorType::get({w}, computeType);
+  // In sequence, not as call arguments (their order is unspecified).
+  Value c =
+      castFloat(b, loc, readVector(b, loc, op.getCos(), at, w), computeVec);
+  Value sn =
+      castFloat(b, loc, readVector(b, loc, op.getSin(), at, w), computeVec);
+  // The block's interleaved table carries the rotation's sign; the op's
+  // sin gets it here.
+  if (interleaved)
+    sn = signRotaryLanes(b, loc, sn);
+  return {c, sn};
+}
+
 Value StandaloneRopeBuilder::rotateInterleavedRow(OpBuilder &b, Location loc,
                                                   Value out, Value r,
                                                   Value s) {
@@ -243,8 +263,7 @@ Value StandaloneRopeBuilder::rotateInterleavedRow(OpBuilder &b, Location loc,
         b, loc, readVector(b, loc, input, withTail(lead, s, col), w),
         VectorType::get({w}, computeType));
     Value y = swapRotaryPairLanes(b, loc, x);
-    Value c = readVector(b, loc, cosTable, {r, col}, w);
-    Value sn = readVector(b, loc, sinTable, {r, col}, w);
+    auto [c, sn] = rowTables(b, loc, r, s, col, w);
     Value rot = applyRotaryBySignedSin(b, loc, x, y, c, sn);
     out = writeVector(b, loc,
                       castFloat(b, loc, rot, VectorType::get({w}, elemType)),
@@ -266,65 +285,11 @@ Value StandaloneRopeBuilder::rotateHalfRow(OpBuilder &b, Location loc,
     Value bv = castFloat(
         b, loc, readVector(b, loc, input, withTail(lead, s, colB), w),
         computeVec);
-    Value c = readVector(b, loc, cosTable, {r, colA}, w);
-    Value sn = readVector(b, loc, sinTable, {r, colA}, w);
-    auto [outA, outB] = applyHalfRotaryToRow(b, loc, a, bv, c, sn);
-    auto elemVec = VectorType::get({w}, elemType);
-    out = writeVector(b, loc, castFloat(b, loc, outA, elemVec), out,
-                      outLead(r, colA));
-    out = writeVector(b, loc, castFloat(b, loc, outB, elemVec), out,
-                      outLead(r, colB));
-  }
-  return out;
-}
-
-Value StandaloneRopeBuilder::tableChunk(OpBuilder &b, Location loc, Value table,
-                                        Value s, Value col, int64_t w) {
-  SmallVector<Value> at =
-      ropeTableIndices(b, loc, table, withTail(lead, s, col), col);
-  return castFloat(b, loc, readVector(b, loc, table, at, w),
-                   VectorType::get({w}, computeType));
-}
-
-Value StandaloneRopeBuilder::rotateInterleavedTableRow(OpBuilder &b,
-                                                       Location loc, Value out,
-                                                       Value r, Value s) {
-  for (int64_t c0 = 0; c0 < rotaryDim; c0 += kChunk) {
-    int64_t w = std::min(kChunk, rotaryDim - c0);
-    Value col = indexConst(b, loc, c0);
-    Value x =
-        castFloat(b, loc, readVector(b, loc, input, withTail(lead, s, col), w),
-                  VectorType::get({w}, computeType));
-    Value y = swapRotaryPairLanes(b, loc, x);
-    Value c = tableChunk(b, loc, op.getCos(), s, col, w);
-    Value sn =
-        signRotaryLanes(b, loc, tableChunk(b, loc, op.getSin(), s, col, w));
-    Value rot = applyRotaryBySignedSin(b, loc, x, y, c, sn);
-    out = writeVector(b, loc,
-                      castFloat(b, loc, rot, VectorType::get({w}, elemType)),
-                      out, outLead(r, col));
-  }
-  return out;
-}
-
-Value StandaloneRopeBuilder::rotateHalfTableRow(OpBuilder &b, Location loc,
-                                                Value out, Value r, Value s) {
-  for (int64_t c0 = 0; c0 < half; c0 += kChunk) {
-    int64_t w = std::min(kChunk, half - c0);
-    Value colA = indexConst(b, loc, c0);
-    Value colB = indexConst(b, loc, half + c0);
-    auto computeVec = VectorType::get({w}, computeType);
-    Value a =
-        castFloat(b, loc, readVector(b, loc, input, withTail(lead, s, colA), w),
-                  computeVec);
-    Value bv =
-        castFloat(b, loc, readVector(b, loc, input, withTail(lead, s, colB), w),
-                  computeVec);
-    // Each half its own table columns (nothing assumes equal halves).
-    Value cA = tableChunk(b, loc, op.getCos(), s, colA, w);
-    Value sA = tableChunk(b, loc, op.getSin(), s, colA, w);
-    Value cB = tableChunk(b, loc, op.getCos(), s, colB, w);
-    Value sB = tableChunk(b, loc, op.getSin(), s, colB, w);
+    // The block's table has one entry per pair; the op's tables a column
+    // per dim, each half its own (nothing assumes equal halves).
+    auto [cA, sA] = rowTables(b, loc, r, s, colA, w);
+    auto [cB, sB] = tableForm ? rowTables(b, loc, r, s, colB, w)
+                              : std::pair<Value, Value>{cA, sA};
     Value outA = buildRotatedElement(b, loc, a, bv, cA, sA, /*isFirst=*/true);
     Value outB = buildRotatedElement(b, loc, bv, a, cB, sB, /*isFirst=*/false);
     auto elemVec = VectorType::get({w}, elemType);
@@ -339,12 +304,8 @@ Value StandaloneRopeBuilder::rotateHalfTableRow(OpBuilder &b, Location loc,
 Value StandaloneRopeBuilder::rotateRow(OpBuilder &b, Location loc, Value out,
                                        Value r) {
   Value s = arith::AddIOp::create(b, loc, rowStart, r);
-  if (tableForm)
-    out = interleaved ? rotateInterleavedTableRow(b, loc, out, r, s)
-                      : rotateHalfTableRow(b, loc, out, r, s);
-  else
-    out = interleaved ? rotateInterleavedRow(b, loc, out, r, s)
-                      : rotateHalfRow(b, loc, out, r, s);
+  out = interleaved ? rotateInterleavedRow(b, loc, out, r, s)
+                    : rotateHalfRow(b, loc, out, r, s);
   // Dims past rotary_dim pass through.
   for (int64_t c0 = rotaryDim; c0 < headDim; c0 += kChunk) {
     int64_t w = std::min(kChunk, headDim - c0);

@@ -277,13 +277,6 @@ Value posenc::applyRotaryBySignedSin(OpBuilder &b, Location loc, Value x,
       arith::MulFOp::create(b, loc, partner, signedSin));
 }
 
-std::pair<Value, Value> posenc::applyHalfRotaryToRow(OpBuilder &b, Location loc,
-                                                     Value first, Value second,
-                                                     Value cos, Value sin) {
-  return {buildRotatedElement(b, loc, first, second, cos, sin, true),
-          buildRotatedElement(b, loc, second, first, cos, sin, false)};
-}
-
 Value posenc::buildParallelLoopTripCounts(OpBuilder &b, Location loc,
                                           scf::ParallelOp loop,
                                           SmallVectorImpl<Value> &tripCounts) {

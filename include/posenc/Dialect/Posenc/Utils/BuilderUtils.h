@@ -127,13 +127,6 @@ mlir::Value applyRotaryBySignedSin(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::Value x, mlir::Value partner,
                                    mlir::Value cos, mlir::Value signedSin);
 
-/// posenc.rope on vectors of one row in the half layout: `first` holds dims
-/// p.., `second` dims p + R/2.., `cos` and `sin` those pairs' tables.
-/// Returns the rotated (first, second).
-std::pair<mlir::Value, mlir::Value>
-applyHalfRotaryToRow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value first,
-                     mlir::Value second, mlir::Value cos, mlir::Value sin);
-
 /// The trip count of every dimension of `loop` (max(ub - lb, 0) ceildiv
 /// step: an empty dimension gives 0, not a huge unsigned count) appended to
 /// `tripCounts`; returns their product.
