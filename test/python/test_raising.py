@@ -297,6 +297,8 @@ def test_constant_rope_tables_raised(h, s, d, base, scaling, start):
 
 
 YARN = {"kind": "yarn", "factor": 4.0, "original_max_position": 4096}
+YARN_BETAS = {"kind": "yarn", "factor": 8.0, "original_max_position": 4096,
+              "beta_fast": 16.0, "beta_slow": 2.0}
 
 
 # (head dim, base, scaling, the tables' attention scaling, what the raised
@@ -308,6 +310,9 @@ YARN_CASES = [
      tosa_blocks.hf_attention_scaling({"kind": "yarn", "factor": 16.0}), None),
     # yarn frequencies with unscaled tables: attention_factor = 1 explicitly.
     (64, 10000.0, YARN, None, 1.0),
+    # yarn with other betas (correction dims 12 and 21 of 32 pairs: no
+    # original_max_position gives them with the default betas).
+    (64, 10000.0, YARN_BETAS, tosa_blocks.hf_attention_scaling(YARN_BETAS), None),
     # plain frequencies, tables times 0.5: attention_factor = 0.5.
     (32, 10000.0, None, 0.5, 0.5),
 ]
@@ -315,7 +320,7 @@ YARN_CASES = [
 
 @pytest.mark.parametrize("d,base,scaling,table_scale,explicit", YARN_CASES,
                          ids=["yarn-d64", "yarn-d128-f16", "yarn-unscaled-tables",
-                              "plain-scaled-tables"])
+                              "yarn-other-betas", "plain-scaled-tables"])
 def test_yarn_and_attention_scaling_raised(d, base, scaling, table_scale, explicit):
     """yarn is recovered from HuggingFace's float32 frequencies (the
     correction range read off the ramp), and a constant factor on cos and sin

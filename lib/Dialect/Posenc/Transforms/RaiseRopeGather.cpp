@@ -60,8 +60,8 @@ struct BodyEval {
   Value x;            ///< the rotated input (a block argument or extracts)
   Value positions;    ///< [B, S] or [S], read at (b, s)
   SmallVector<Value, 2> caches; ///< in order of first use
-  DenseMap<Value, Int> ints;
-  DenseMap<Value, Poly> floats;
+  DenseMap<Value, Int> ints{};
+  DenseMap<Value, Poly> floats{};
 
   std::optional<Int> evalInt(Value v);
   std::optional<Poly> evalFloat(Value v);
@@ -319,10 +319,10 @@ static std::optional<GatherRope> matchGatherRope(Value out, std::string &why) {
     return std::nullopt;
   why = "the body does not compute x[d] * cos[pos, c] + sign * x[j] * "
         "sin[pos, c] of one pair layout (half or interleaved) in every column";
-  BodyEval state{g, rank, 0, Value(), positionsInput(g), {}, {}, {}};
+  BodyEval state{g, rank, 0, Value(), positionsInput(g), {}};
   SmallVector<Poly> polys;
   for (int64_t d = 0; d < dim; ++d) {
-    BodyEval eval{g, rank, d, state.x, state.positions, state.caches, {}, {}};
+    BodyEval eval{g, rank, d, state.x, state.positions, state.caches};
     std::optional<Poly> p = eval.evalFloat(
         cast<linalg::YieldOp>(g.getBody()->getTerminator()).getValues()[0]);
     if (!p)

@@ -136,6 +136,45 @@ static SmallVector<int64_t> roundPositionsIn(double lo, double hi) {
   return out;
 }
 
+/// A value in (lo, hi] (`upperClosed`) or [lo, hi): an integer when one
+/// lies inside, else the midpoint.
+static double valueIn(double lo, double hi, bool upperClosed) {
+  double v = upperClosed ? std::floor(hi) : std::ceil(lo);
+  bool inside = upperClosed ? (v > lo && v <= hi) : (v >= lo && v < hi);
+  return inside && v > 0 ? v : 0.5 * (lo + hi);
+}
+
+/// yarn with betas other than the defaults: only the correction dims `low`
+/// and `high` are observable, so for a round original_max_position, betas
+/// giving exactly those dims are chosen (an integer when one fits):
+/// floor(R ln(orig / (beta_fast 2 pi)) / (2 ln base)) == low and
+/// ceil(R ln(orig / (beta_slow 2 pi)) / (2 ln base)) == high. Every such
+/// choice gives the same frequencies; tryCandidate checks every entry.
+static std::optional<RopeFrequencies>
+tryYarnBetas(ArrayRef<double> inv, MLIRContext *ctx, double base,
+             double factor, size_t low, double high) {
+  double r = 2.0 * static_cast<double>(inv.size()), lb = std::log(base);
+  double ld = static_cast<double>(low);
+  for (int64_t orig : {4096, 2048, 8192, 16384, 32768, 1024, 65536, 131072}) {
+    double scale = static_cast<double>(orig) / (2.0 * M_PI);
+    double fast = valueIn(scale * std::exp(-2.0 * lb * (ld + 1.0) / r),
+                          scale * std::exp(-2.0 * lb * ld / r), true);
+    double slow = valueIn(scale * std::exp(-2.0 * lb * high / r),
+                          scale * std::exp(-2.0 * lb * (high - 1.0) / r),
+                          false);
+    RopeScalingAttr scaling = parseScaling(
+        ctx, "#posenc.rope_scaling<yarn, factor = " + printNumber(factor) +
+                 ", original_max_position = " + std::to_string(orig) +
+                 ", beta_fast = " + printNumber(fast) +
+                 ", beta_slow = " + printNumber(slow) + ">");
+    if (!scaling)
+      return std::nullopt;
+    if (auto found = tryCandidate(inv, base, [&] { return scaling; }))
+      return found;
+  }
+  return std::nullopt;
+}
+
 /// yarn with the default betas (fast 32, slow 1): pairs up to the integer
 /// correction dim `low` keep base^(-2p/R), pairs from `high` on are divided
 /// by `factor`, the ones between blend linearly in p. low, high and factor
@@ -182,7 +221,7 @@ static std::optional<RopeFrequencies> tryYarn(ArrayRef<double> inv,
     if (auto found = tryCandidate(inv, base, [&] { return scaling; }))
       return found;
   }
-  return std::nullopt;
+  return tryYarnBetas(inv, ctx, base, factor, low, high);
 }
 
 std::optional<RopeFrequencies>
