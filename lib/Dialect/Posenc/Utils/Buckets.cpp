@@ -18,6 +18,21 @@
 using namespace mlir;
 using namespace posenc;
 
+/// log(float32(n) / float32(d)) in f32 for an index `n`, the quotient in
+/// f32 as torch computes it and its logarithm correctly rounded (f64, then
+/// f32), so that a bucket does not depend on the target's f32 log: the log
+/// of T5's and of DeBERTa's buckets.
+static Value buildF32LogRatio(OpBuilder &b, Location loc, Value n, int64_t d) {
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Value nF = arith::SIToFPOp::create(
+      b, loc, f32, arith::IndexCastOp::create(b, loc, b.getI64Type(), n));
+  Value ratio =
+      arith::DivFOp::create(b, loc, nF, floatConst(b, loc, f32, double(d)));
+  return arith::TruncFOp::create(
+      b, loc, f32,
+      math::LogOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, ratio)));
+}
+
 Value posenc::buildShawBucket(OpBuilder &b, Location loc, Value dist,
                               int64_t maxDist) {
   Value r = arith::MaxSIOp::create(b, loc, dist, indexConst(b, loc, -maxDist));
@@ -28,7 +43,7 @@ Value posenc::buildShawBucket(OpBuilder &b, Location loc, Value dist,
 Value posenc::buildT5Bucket(OpBuilder &b, Location loc, Value dist,
                             const T5BucketParams &params) {
   using arith::CmpIPredicate;
-  Type f32 = b.getF32Type(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
   Value zero = indexConst(b, loc, 0);
   int64_t nb = params.numBuckets;
   Value bucket = zero, n;
@@ -49,13 +64,7 @@ Value posenc::buildT5Bucket(OpBuilder &b, Location loc, Value dist,
   // The logarithmic bucket, for n >= e; n is clamped to e first so that the
   // unused lanes stay finite (log 0 = -inf would make fptosi poison).
   Value nLarge = arith::MaxSIOp::create(b, loc, n, exactV);
-  Value nF = arith::SIToFPOp::create(
-      b, loc, f32, arith::IndexCastOp::create(b, loc, i64, nLarge));
-  Value ratio =
-      arith::DivFOp::create(b, loc, nF, floatConst(b, loc, f32, double(exact)));
-  Value logRatio = arith::TruncFOp::create(
-      b, loc, f32,
-      math::LogOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, ratio)));
+  Value logRatio = buildF32LogRatio(b, loc, nLarge, exact);
   // HuggingFace divides by math.log(max_distance / e), a Python double that
   // torch rounds to the tensor's float32.
   double logSpan = std::log(static_cast<double>(params.maxDistance) /
@@ -93,7 +102,7 @@ T5BucketParams posenc::getT5BucketParams(FusedAttentionOp op) {
 Value posenc::buildDebertaBucket(OpBuilder &b, Location loc, Value rel,
                                  const DebertaBucketParams &params) {
   using arith::CmpIPredicate;
-  Type f32 = b.getF32Type(), f64 = b.getF64Type(), i64 = b.getI64Type();
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
   int64_t mid = params.bucketSize / 2;
   Value midV = indexConst(b, loc, mid);
   Value absRel = arith::MaxSIOp::create(
@@ -102,13 +111,7 @@ Value posenc::buildDebertaBucket(OpBuilder &b, Location loc, Value rel,
   // The logarithmic bucket, for |r| > mid; |r| is clamped to mid first so
   // that the unused lanes stay finite (HuggingFace substitutes mid - 1).
   Value mag = arith::MaxSIOp::create(b, loc, absRel, midV);
-  Value magF = arith::SIToFPOp::create(
-      b, loc, f32, arith::IndexCastOp::create(b, loc, i64, mag));
-  Value ratio =
-      arith::DivFOp::create(b, loc, magF, floatConst(b, loc, f32, double(mid)));
-  Value logRatio = arith::TruncFOp::create(
-      b, loc, f32,
-      math::LogOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, ratio)));
+  Value logRatio = buildF32LogRatio(b, loc, mag, mid);
   // HuggingFace: torch.log(torch.tensor((max_position - 1) / mid)), the
   // Python double rounded to a float32 tensor before its logarithm.
   float span = static_cast<float>(static_cast<double>(params.maxPosition - 1) /
