@@ -16,6 +16,7 @@ from .cuda import cuda_device
 from .errors import PosencError
 from .function import CompiledFunction
 from .memref import from_bf16_bits, to_bf16_bits
+from .result_pool import empty, empty_like
 from . import builders
 from .builders import (Program, alibi_bias, bloom_alibi_attention, llama_attention,
                        llama_attention_tables, rope, rope_table, shaw_attention,

@@ -29,6 +29,7 @@ module. The names below stay importable from here.
 import ctypes
 import json
 import os
+import re
 
 from .capi import get_library, library_path
 from .cuda import chip_for, cuda_device, cuda_runtime_path, get_cuda_runtime
@@ -116,7 +117,8 @@ def compile(ir, entry=None, target="cpu", pipeline=None, *, opt_level=2,
             shared_libs.append(runtime.path)
     shared_libs = [os.fspath(path) for path in shared_libs]
     jit, signature, lowered_ir = _lower_and_jit(library, ir, entry, pipeline,
-                                                shared_libs, opt_level)
+                                                shared_libs, opt_level,
+                                                destination_passing=target == "cpu")
     try:
         address = library.call(library.jit_lookup_packed, jit,
                                b"_mlir_ciface_" + signature["name"].encode("utf-8"),
@@ -141,10 +143,13 @@ def _check_options(entry, target, pipeline, opt_level, chip):
         raise PosencError(f"opt_level must be an int in [0, 3], got {opt_level!r}")
 
 
-def _lower_and_jit(library, ir, entry, pipeline, shared_libs, opt_level):
+def _lower_and_jit(library, ir, entry, pipeline, shared_libs, opt_level,
+                   destination_passing):
     """Parses ``ir``, checks the entry function's signature, prepares it for
-    the C interface, lowers the module with ``pipeline`` and JIT-compiles it.
-    Returns (jit, signature, lowered IR)."""
+    the C interface (destination-passing where ``destination_passing`` and
+    the results allow, ``signature["destination_passing"]``), lowers the
+    module with ``pipeline`` and JIT-compiles it. Returns (jit, signature,
+    lowered IR)."""
     with library.lock:
         module = library.parse(ir)
         try:
@@ -161,6 +166,8 @@ def _lower_and_jit(library, ir, entry, pipeline, shared_libs, opt_level):
             library.call(library.module_prepare_for_jit, module,
                          signature["name"].encode("utf-8"), True,
                          what=f"cannot prepare @{signature['name']}")
+            signature["destination_passing"] = (
+                destination_passing and _to_destinations(library, module, signature))
             library.run_pipeline(module, pipeline)
             lowered_ir = library.print_module(module)
 
@@ -172,3 +179,29 @@ def _lower_and_jit(library, ir, entry, pipeline, shared_libs, opt_level):
         finally:
             library.module_destroy(module)
     return jit, signature, lowered_ir
+
+
+_SIMPLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.-]*")
+
+
+def _to_destinations(library, module, signature):
+    """Rewrites the entry function to write its results into destination
+    arguments (``posenc-results-to-destinations``) when every result is a
+    statically shaped tensor; returns whether it did. The caller then
+    passes one array per result (``CompiledFunction``): ``out=`` without a
+    copy, and returned arrays from a pool instead of fresh memory. A
+    function called elsewhere in the module keeps its results."""
+    results = signature["results"]
+    if not results or not _SIMPLE_NAME.fullmatch(signature["name"]):
+        return False
+    if any(r["kind"] != "tensor" or None in r["shape"] for r in results):
+        return False
+    try:
+        library.run_pipeline(module, "builtin.module(posenc-results-to-destinations"
+                                     f"{{function={signature['name']}}})")
+    except PosencError as error:
+        # The pass changes nothing when it fails.
+        if "is used inside the module" in str(error):
+            return False
+        raise
+    return True

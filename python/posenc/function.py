@@ -9,14 +9,30 @@ which takes each memref as a pointer to a strided descriptor (``memref.py``)
 and returns memrefs (or several results) through a leading pointer to a
 result struct, a lone scalar by value. It is called through the
 ExecutionEngine's packed wrapper (``args[i]`` points to the i-th argument)
-by ``posencJitCall``. Result buffers are allocated by the compiled code
-(malloc; managed memory on the GPU). On the CPU a contiguous result buffer
-becomes the returned numpy array itself (no copy: the array owns the buffer
-and frees it when it is collected); other results are copied into fresh
-arrays and their buffers freed. ``out=`` (an array, or a tuple with one entry
-per result, None for "return a new one") writes the results into the
-caller's arrays instead: C-contiguous, writeable, of the result's dtype and
-shape, and returned as the results.
+by ``posencJitCall``.
+
+Results. On the CPU, a function whose results are all statically shaped
+tensors is compiled destination-passing (``compiler._to_destinations``,
+the pass ``posenc-results-to-destinations``): it takes one array per result
+after its arguments and writes the result there, in place. ``out=`` (an
+array, or a tuple with one entry per result, None for "return a new one")
+is that array -- C-contiguous, writeable, of the result's dtype and shape,
+and returned as the result -- except where it overlaps an argument or
+another result's array (the compiled code assumes its destinations alias
+nothing), in which case the call writes a pool array and copies it into
+``out=``. Without ``out=`` the result is a pool array
+(``result_pool.ResultPool``): its memory is reused by a later call once
+the array and every view of it are gone, so a loop of returning calls pays
+no page faults for fresh result memory. Arrays aligned to 64 bytes
+(``posenc.empty``) are the fastest destinations.
+
+Other functions (a dynamic result shape, a scalar result, an entry called
+inside its module, the CUDA target) return buffers the compiled code
+allocates (malloc; managed memory on the GPU). On the CPU a contiguous
+result buffer becomes the returned numpy array itself (no copy: the array
+owns the buffer and frees it when it is collected); other results are
+copied into fresh arrays and their buffers freed; ``out=`` copies into the
+caller's arrays.
 
 Types: tensors (static or dynamic dims) of f16, bf16, f32, f64, i1, i8, i16,
 i32, i64 and index, identity-layout memrefs of the same, and integer, index
@@ -46,6 +62,7 @@ import numpy as np
 from .errors import PosencError
 from .memref import (HostMemory, TypeSpec, adopt_result, array_argument, copy_out,
                      fill_descriptor, scalar_argument, scalar_result)
+from .result_pool import ResultPool
 
 __all__ = ["CompiledFunction"]
 
@@ -61,6 +78,8 @@ class _CallFrame:
         self.argument_buffers = set()
         self.copies = []
         self.out = []
+        self.arrays = []  # the array arguments as passed
+        self.pending = []  # (out= array, pool array copied into it after the call)
 
 
 class CompiledFunction:
@@ -84,11 +103,15 @@ class CompiledFunction:
                            for i, description in enumerate(signature["arguments"])]
         self._results = [TypeSpec(description, f"result #{i} of @{self.name}")
                          for i, description in enumerate(signature["results"])]
-        # The C interface returns a struct (memrefs, several results) through
-        # a leading pointer argument and a lone scalar by value, which the
-        # packed wrapper stores through a trailing pointer.
-        self._result_by_pointer = (len(self._results) > 1
-                                   or any(r.is_buffer for r in self._results))
+        # Destination-passing (compiler._to_destinations): the results are
+        # trailing memref arguments; we pass one array per result.
+        self._destination_passing = bool(signature.get("destination_passing"))
+        self._pool = ResultPool() if self._destination_passing else None
+        # Otherwise the C interface returns a struct (memrefs, several
+        # results) through a leading pointer argument and a lone scalar by
+        # value, which the packed wrapper stores through a trailing pointer.
+        self._result_by_pointer = not self._destination_passing and (
+            len(self._results) > 1 or any(r.is_buffer for r in self._results))
         self._result_struct = None
         if self._result_by_pointer:
             self._result_struct = type("Results", (ctypes.Structure,), {
@@ -130,8 +153,10 @@ class CompiledFunction:
                 self._pass_array(frame, spec, value)
             else:
                 self._add_slot(frame, spec.ctype(scalar_argument(spec, value)))
+        if self._destination_passing:
+            destinations = self._pass_destinations(frame)
         scalar = None
-        if not self._result_by_pointer and self._results:
+        if not self._result_by_pointer and self._results and not self._destination_passing:
             scalar = self._results[0].ctype()
             self._add_slot(frame, scalar)
 
@@ -147,6 +172,10 @@ class CompiledFunction:
             if written_back:
                 ctypes.memmove(array.ctypes.data, pointer, size)
 
+        if self._destination_passing:
+            for out, written in frame.pending:
+                np.copyto(out, written)
+            return destinations[0] if len(destinations) == 1 else tuple(destinations)
         if scalar is not None:
             return scalar_result(self._results[0], scalar.value)
         if results is None:
@@ -173,7 +202,32 @@ class CompiledFunction:
         descriptor = fill_descriptor(spec, array, data)
         frame.keep_alive += [array, descriptor]
         frame.argument_buffers.add(data)
+        frame.arrays.append(array)
         self._add_slot(frame, ctypes.c_void_p(ctypes.addressof(descriptor)))
+
+    def _pass_destinations(self, frame):
+        """Passes one array per result of a destination-passing function and
+        returns the arrays the call returns: the caller's ``out=`` array,
+        written directly where it overlaps no argument and no other result
+        (the compiled code assumes its destinations alias nothing), else a
+        pool array that is copied into it after the call; without ``out=``,
+        a pool array."""
+        returned = []
+        for spec, out in zip(self._results, frame.out):
+            if out is not None and out.shape != spec.shape:
+                raise PosencError(f"{spec.where}: out= has shape {out.shape}, "
+                                  f"the result {spec.shape}")
+            overlaps = out is not None and any(np.may_share_memory(out, array)
+                                               for array in frame.arrays + returned)
+            array = out if out is not None and not overlaps else \
+                self._pool.array(spec.shape, spec.dtype)
+            if overlaps:
+                frame.pending.append((out, array))
+            returned.append(out if out is not None else array)
+            descriptor = fill_descriptor(spec, array, array.ctypes.data)
+            frame.keep_alive += [array, descriptor]
+            self._add_slot(frame, ctypes.c_void_p(ctypes.addressof(descriptor)))
+        return returned
 
     def _check_out(self, out):
         """``out=`` as one entry (an array or None) per result."""

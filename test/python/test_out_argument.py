@@ -110,3 +110,104 @@ def test_returned_buffers_are_freed_when_the_arrays_go():
     growth_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert growth_mib < 100, f"peak RSS grew by {growth_mib:.0f} MiB"
     assert_close(y, ref.rope(x, pos, "half"), ATOL, RTOL, "last result")
+
+
+# Destination-passing calls (posenc-results-to-destinations): a function
+# whose results are all static tensors writes them into arrays the caller
+# passes: out= itself, or a pool array that is reused once dropped.
+
+def test_static_results_are_written_in_place(rope):
+    # (That nothing of the result's size is allocated or copied is checked
+    # on the IR by test/Pipelines/results-to-destinations.mlir.)
+    assert rope.signature["destination_passing"]
+    out = np.full_like(X, np.nan)
+    assert rope(X, POS, out=out) is out
+    assert_close(out, ref.rope(X, POS, "half"), ATOL, RTOL, "in place")
+
+
+def test_a_dropped_result_is_reused_and_a_live_view_is_not(rope):
+    a = rope(X, POS)
+    address = a.ctypes.data
+    view = a[1]
+    del a
+    gc.collect()
+    b = rope(X, POS)
+    assert not np.shares_memory(b, view), "the pool handed out memory a view still uses"
+    second = b.ctypes.data
+    b[...] = 0
+    assert_close(view, ref.rope(X, POS, "half")[1], ATOL, RTOL, "the view")
+    del view, b
+    gc.collect()
+    c = rope(X, POS)
+    assert c.ctypes.data in (address, second), "a dropped result's memory was not reused"
+    assert c.ctypes.data % 64 == 0
+    assert_close(c, ref.rope(X, POS, "half"), ATOL, RTOL, "reused memory")
+
+
+def test_out_overlapping_an_argument_is_right(rope):
+    x = X.copy()
+    want = ref.rope(X, POS, "half")
+    assert rope(x, POS, out=x) is x  # written through a pool array, then copied
+    assert_close(x, want, ATOL, RTOL, "out= is the input")
+    y = np.concatenate([X, X], axis=0)  # out= a strided view overlapping the input
+    out = y[:2]
+    assert rope(y[:2], POS, out=out) is out
+    assert_close(y[:2], want, ATOL, RTOL, "out= overlaps the input")
+
+
+def test_one_array_for_two_results_gets_the_last():
+    t = "tensor<4x8xf32>"
+    f = posenc.compile(f"func.func @two(%x: {t}, %p: tensor<4xi32>) -> ({t}, {t}) {{\n"
+                       f"  %a = posenc.rope %x, %p layout half : {t}, tensor<4xi32>\n"
+                       f"  %b = posenc.rope %x, %p layout interleaved : {t}, tensor<4xi32>\n"
+                       f"  return %a, %b : {t}, {t}\n}}\n")
+    assert f.signature["destination_passing"]
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    p = np.arange(4, dtype=np.int32)
+    out = np.empty_like(x)
+    a, b = f(x, p, out=(out, out))
+    assert a is out and b is out
+    assert_close(out, ref.rope(x, p, "interleaved"), ATOL, RTOL, "the second result")
+
+
+def test_a_failed_check_leaves_the_next_call_working():
+    t = "tensor<1x2x8x16xf32>"
+    f = posenc.compile(f"func.func @r(%x: {t}, %p: tensor<?xi32>) -> {t} {{\n"
+                       f"  %r = posenc.rope %x, %p layout half : {t}, tensor<?xi32>\n"
+                       f"  return %r : {t}\n}}\n")
+    assert f.signature["destination_passing"]
+    x = RNG.standard_normal((1, 2, 8, 16)).astype(np.float32)
+    with pytest.raises(posenc.PosencError):
+        f(x, np.arange(5, dtype=np.int32))
+    p = np.arange(8, dtype=np.int32)
+    assert_close(f(x, p), ref.rope(x, p, "half"), ATOL, RTOL, "after the failed check")
+
+
+def test_functions_that_keep_returning_results():
+    # Dynamic result shapes, scalar results, and an entry called inside its
+    # module keep the returning convention (and still work).
+    dyn = posenc.compile(builders.rope([1, 2, None, 16], "half"))
+    assert not dyn.signature["destination_passing"]
+    x = RNG.standard_normal((1, 2, 8, 16)).astype(np.float32)
+    p = np.arange(8, dtype=np.int32)
+    assert_close(dyn(x, p), ref.rope(x, p, "half"), ATOL, RTOL, "dynamic S")
+    t = "tensor<4x8xf32>"
+    called = posenc.compile(
+        f"func.func @inner(%x: {t}, %p: tensor<4xi32>) -> {t} {{\n"
+        f"  %r = posenc.rope %x, %p layout half : {t}, tensor<4xi32>\n"
+        f"  return %r : {t}\n}}\n"
+        f"func.func @outer(%x: {t}, %p: tensor<4xi32>) -> {t} {{\n"
+        f"  %r = func.call @inner(%x, %p) : ({t}, tensor<4xi32>) -> {t}\n"
+        f"  return %r : {t}\n}}\n", entry="inner")
+    assert not called.signature["destination_passing"]
+    x4 = RNG.standard_normal((4, 8)).astype(np.float32)
+    p4 = np.arange(4, dtype=np.int32)
+    assert_close(called(x4, p4), ref.rope(x4, p4, "half"), ATOL, RTOL, "called entry")
+
+
+def test_posenc_empty_is_aligned():
+    a = posenc.empty((3, 5, 7), np.float32)
+    assert a.shape == (3, 5, 7) and a.dtype == np.float32 and a.flags.c_contiguous
+    assert a.ctypes.data % 64 == 0
+    b = posenc.empty_like(X)
+    assert b.shape == X.shape and b.dtype == X.dtype and b.ctypes.data % 64 == 0

@@ -83,4 +83,41 @@ def PosencVectorizeCopiesPass
                            "mlir::arith::ArithDialect"];
 }
 
+def PosencResultsToDestinationsPass
+    : Pass<"posenc-results-to-destinations", "mlir::ModuleOp"> {
+  let summary = "Give a function one destination memref argument per tensor "
+                "result, written in place (destination-passing calls)";
+  let description = [{
+    A function returning tensors returns buffers its code allocates: each
+    call gets fresh result memory, which the operating system faults in page
+    by page, and a caller that wants the result in its own array must copy
+    it there. This pass rewrites the function named by `function`, whose
+    results must all be statically shaped ranked tensors, to take one
+    identity-layout `memref` argument per result after its own arguments and
+    to return nothing: every `func.return %r...` becomes
+    `bufferization.materialize_in_destination %r in restrict writable %out`
+    per result. The body is unchanged, so the function computes the same
+    values. With the empty-tensor elimination that both posenc pipelines
+    run before bufferizing, the op that produces a result (a fused
+    attention, a RoPE, any destination-style op on a `tensor.empty`) then
+    writes straight into the caller's buffer; where it cannot (a result that
+    is an argument or a constant), bufferization copies into it.
+
+    Run it before a pipeline. The Python package does so for each compiled
+    CPU function whose results are all static tensors (`out=` without a
+    copy, docs/design.md "Calling compiled code"); from C, run it with
+    `posencModuleRunPipeline` before the lowering. The caller must pass
+    destinations that do not overlap the arguments (`restrict`). Fails with
+    a diagnostic when the function is missing, is only a declaration, has a
+    result that is not a static tensor, or is called inside the module
+    (its call sites would keep the old signature).
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", /*default=*/"\"\"",
+           "The function to rewrite (required)">
+  ];
+  let dependentDialects = ["mlir::bufferization::BufferizationDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif // POSENC_PIPELINES_PASSES_TD

@@ -1,0 +1,93 @@
+"""``ResultPool``: result arrays whose memory is reused once they are dropped.
+
+A compiled function that writes its results into destinations
+(``posenc-results-to-destinations``) needs an array for each result of a
+call that was given no ``out=``. A fresh large array costs a page fault per
+page on its first write -- for a 32 MiB result several times the kernel
+itself -- because the allocator hands large blocks back to the operating
+system when they are freed. The pool keeps that memory instead: each array
+it hands out is a view of a block the pool owns, tied to a small lease
+object; when the caller's last reference to the array (and to any view of
+it) goes, the lease dies and its block returns to the pool, already faulted
+in, for the next call's result of the same size. In a loop such as
+``for x in xs: y = f(x)`` two blocks alternate (the previous ``y`` is alive
+while the next call runs).
+
+What the caller sees is the same as with fresh arrays: an array is never
+handed out while any reference to it, or a view of it, exists. At most
+``keep`` free blocks of each size are kept; the rest are released.
+"""
+
+import threading
+import weakref
+
+import numpy as np
+
+__all__ = ["ResultPool", "empty", "empty_like"]
+
+_ALIGNMENT = 64  # bytes: a cache line, and an AVX-512 vector
+
+
+class _Lease:
+    """The base object of a handed-out array: exposes the block's memory
+    through the array interface and returns the block when it dies."""
+
+    def __init__(self, block, offset, shape, dtype):
+        self.__array_interface__ = {
+            "data": (block.ctypes.data + offset, False),
+            "shape": shape,
+            "typestr": dtype.str,
+            "version": 3,
+        }
+        self._block = block
+
+
+def empty(shape, dtype=np.float32):
+    """An uninitialized C-contiguous array aligned to 64 bytes. Compiled
+    code stores whole vectors: into a destination (``out=``) at numpy's
+    default 16-byte alignment, a vector store can straddle two cache lines,
+    which measured a large slowdown of memory-bound kernels
+    (docs/design.md, "Calling compiled code")."""
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    block = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
+    offset = -block.ctypes.data % _ALIGNMENT
+    return block[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
+def empty_like(array):
+    """``empty`` of ``array``'s shape and dtype."""
+    return empty(np.shape(array), np.asarray(array).dtype)
+
+
+class ResultPool:
+    """Blocks of memory for result arrays, reused after their arrays die."""
+
+    def __init__(self, keep=2):
+        self._keep = keep
+        self._free = {}  # block size in bytes -> [uint8 blocks]
+        self._lock = threading.Lock()
+
+    def array(self, shape, dtype):
+        """A C-contiguous array of ``shape`` and ``dtype`` (uninitialized),
+        64-byte aligned, on a block that is reused once the array and every
+        view of it are gone."""
+        dtype = np.dtype(dtype)
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        size = nbytes + _ALIGNMENT
+        with self._lock:
+            blocks = self._free.get(size)
+            block = blocks.pop() if blocks else None
+        if block is None:
+            block = np.empty(size, dtype=np.uint8)
+        offset = -block.ctypes.data % _ALIGNMENT
+        lease = _Lease(block, offset, tuple(shape), dtype)
+        weakref.finalize(lease, self._give_back, size, block).atexit = False
+        return np.asarray(lease)
+
+    def _give_back(self, size, block):
+        with self._lock:
+            blocks = self._free.setdefault(size, [])
+            if len(blocks) < self._keep:
+                blocks.append(block)
