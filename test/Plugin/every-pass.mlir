@@ -57,6 +57,10 @@
 // Strided tile copies as vector row loops (test/Pipelines' own input).
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/vectorize-copies.mlir \
 // RUN:   --split-input-file --pass-pipeline="builtin.module(func.func(posenc-vectorize-copies))" | FileCheck %S/../Pipelines/vectorize-copies.mlir
+// Results as destination arguments (test/Pipelines' own input).
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/results-to-destinations.mlir \
+// RUN:   --split-input-file --pass-pipeline="builtin.module(posenc-results-to-destinations{function=f})" \
+// RUN:   | FileCheck %S/../Pipelines/results-to-destinations.mlir --check-prefix=REWRITE
 //
 // Front-end input: TOSA imported, then attention raised to posenc.
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/Inputs/tosa-attention.mlir \
