@@ -92,27 +92,59 @@ def _cis(cis, s, p):
   }} -> {ctype}"""
 
 
-def complex_rope(b, h, s, d, inv_freq=None, cis="polar", elem="f32"):
+def _cis_read(b, h, s, p, order, variant):
+    """How the complex product reads freqs_cis: (value, type, map, extra
+    text). "bhsd": %cis [S, D/2] through (d2, d3). "bshd": Meta's
+    reshape_for_broadcast, a view of %cis as [1, S, 1, D/2], read as
+    TorchToLinalg's elementwise lowering reads it (a constant 0 on each
+    unit dim broadcast to a larger one). Near misses (`variant`, "bshd"):
+    "transposed" reads %cis [S, D/2] as (pair, S) (needs S == D/2),
+    "pair_dim" reads its columns by the head index (needs H == D/2)."""
+    ct = f"tensor<{s}x{p}xcomplex<f32>>"
+    if order == "bhsd":
+        return "%cis", ct, "affine_map<(d0, d1, d2, d3) -> (d2, d3)>", ""
+    if variant == "transposed":
+        assert s == p
+        return "%cis", ct, "affine_map<(d0, d1, d2, d3) -> (d3, d1)>", ""
+    if variant == "pair_dim":
+        assert h == p
+        return "%cis", ct, "affine_map<(d0, d1, d2, d3) -> (d1, d2)>", ""
+    c4 = f"tensor<1x{s}x1x{p}xcomplex<f32>>"
+    dims = ["d0" if b == 1 else "0", "d1", "d2" if h == 1 else "0", "d3"]
+    view = (f"\n  %cis4 = tensor.expand_shape %cis [[0, 1], [2, 3]] output_shape [1, {s}, 1, {p}]"
+            f" : {ct} into {c4}")
+    return "%cis4", c4, f"affine_map<(d0, d1, d2, d3) -> ({', '.join(dims)})>", view
+
+
+def complex_rope(b, h, s, d, inv_freq=None, cis="polar", elem="f32", order="bhsd",
+                 variant=None):
     """func.func @rope(%x: [B, H, S, D] elem, %pos: [S] i32, tables...) in
     Meta's complex form. `cis`: "polar" (polar(1, float(pos) * inv_freq)),
     "complex" (complex(cos(f), sin(f)) of two trig generics), "polar_arg"
     (polar(1, %t) of an argument %t [S, D/2]), "complex_arg" (complex(%tc,
     %ts) of two argument tables). f16/bf16: x cast to f32 first and the
-    result back (Meta's `.float()` ... `.type_as(xq)`)."""
+    result back (Meta's `.float()` ... `.type_as(xq)`). `order` "bshd": x
+    is [B, S, H, D] (Meta's own order, `wq(x).view(B, S, H, D)`) and
+    freqs_cis is viewed as [1, S, 1, D/2] (see _cis_read; `variant` makes
+    its near misses)."""
     p = d // 2
-    xt = f"tensor<{b}x{h}x{s}x{d}x{elem}>"
-    x32 = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    shape = f"{b}x{h}x{s}" if order == "bhsd" else f"{b}x{s}x{h}"
+    xt = f"tensor<{shape}x{d}x{elem}>"
+    x32 = f"tensor<{shape}x{d}xf32>"
     args = [f"%x: {xt}", f"%pos: tensor<{s}xi32>"]
+    tshape = f"{s}x{p}"
     if cis == "polar_arg":
         args.append(f"%t: tensor<{s}x{p}xf32>")
     if cis == "complex_arg":
-        args += [f"%tc: tensor<{s}x{p}xf32>", f"%ts: tensor<{s}x{p}xf32>"]
+        args += [f"%tc: tensor<{tshape}xf32>", f"%ts: tensor<{tshape}xf32>"]
     body = ""
     if cis in ("polar", "complex"):
         body += _angles(s, p, inv_freq)
     else:
         body += f"\n  %e_sp = tensor.empty() : tensor<{s}x{p}xf32>"
     body += _cis(cis, s, p)
+    cis_value, cis_type, cis_map, view = _cis_read(b, h, s, p, order, variant)
+    body += view
     xin = "%x"
     if elem != "f32":
         body += f"""
@@ -124,12 +156,12 @@ def complex_rope(b, h, s, d, inv_freq=None, cis="polar", elem="f32"):
     linalg.yield %v : f32
   }} -> {x32}"""
         xin = "%x32"
-    ctype = f"tensor<{b}x{h}x{s}x{p}xcomplex<f32>>"
-    pairs = f"tensor<{b}x{h}x{s}x{p}x2xf32>"
+    ctype = f"tensor<{shape}x{p}xcomplex<f32>>"
+    pairs = f"tensor<{shape}x{p}x2xf32>"
     body += f"""
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %xr = tensor.expand_shape {xin} [[0], [1], [2], [3, 4]] output_shape [{b}, {h}, {s}, {p}, 2] : {x32} into {pairs}
+  %xr = tensor.expand_shape {xin} [[0], [1], [2], [3, 4]] output_shape [{shape.replace("x", ", ")}, {p}, 2] : {x32} into {pairs}
   %e_xc = tensor.empty() : {ctype}
   %xc = linalg.generic {{indexing_maps = [{_maps(4)}], iterator_types = {_par(4)}}} outs(%e_xc : {ctype}) {{
   ^bb0(%o: complex<f32>):
@@ -142,8 +174,8 @@ def complex_rope(b, h, s, d, inv_freq=None, cis="polar", elem="f32"):
     %z = complex.create %a, %bb : complex<f32>
     linalg.yield %z : complex<f32>
   }} -> {ctype}
-  %prod = linalg.generic {{indexing_maps = [{_maps(4)}, affine_map<(d0, d1, d2, d3) -> (d2, d3)>, {_maps(4)}], iterator_types = {_par(4)}}}
-      ins(%xc, %cis : {ctype}, tensor<{s}x{p}xcomplex<f32>>) outs(%e_xc : {ctype}) {{
+  %prod = linalg.generic {{indexing_maps = [{_maps(4)}, {cis_map}, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%xc, {cis_value} : {ctype}, {cis_type}) outs(%e_xc : {ctype}) {{
   ^bb0(%a: complex<f32>, %bb: complex<f32>, %o: complex<f32>):
     %m = complex.mul %a, %bb : complex<f32>
     linalg.yield %m : complex<f32>
@@ -383,3 +415,107 @@ def gather_rope(b, h, s, d, m, layout, caches=None, elem="f32", variant=None):
   }} -> {xt}"""
     return (f"func.func @rope({', '.join(args)}) -> {xt} {{{body}\n"
             f"  return %out : {xt}\n}}\n")
+
+
+def meta_llama_block(b, s, hq, hkv, d, inv_freq, causal=True, elem="f32"):
+    """func.func @block(%q_proj: [B, S, hq*D], %k_proj, %v_proj: [B, S,
+    hkv*D], %pos: [S] i32) -> [B, S, hq*D]: Meta's reference Attention.forward
+    (llama/model.py, no KV-cache prefix) as torch-mlir's TorchToLinalg
+    lowers it: `view(B, S, H, D)` (expand_shape); apply_rotary_emb in the
+    complex form on [B, S, H, D] (complex_rope, order "bshd", `.float()` /
+    `.type_as(xq)` around it for half types); repeat_kv as unsqueeze
+    (expand_shape [B, S, Hkv, 1, D]), `expand` (a copy generic reading the
+    unit dim at 0, broadcastToGivenShape) and reshape (collapse_shape);
+    `transpose(1, 2)` of q, keys and values and `keys.transpose(2, 3)`
+    (linalg.transpose each); matmul (batch dims collapsed,
+    linalg.batch_matmul, expanded back); `/ sqrt(D)`; `+ mask` with mask =
+    triu(full((S, S), -inf), 1) (linalg.fill + an index-select generic)
+    when `causal`; softmax(scores.float(), -1).type_as(xq) decomposed;
+    matmul with the values; `transpose(1, 2)` and view(B, S, -1)."""
+    from linalg_blocks import _Linalg, _softmax, ID, ty
+    rep = hq // hkv
+    t = _Linalg()
+    f = elem
+    heads = {}
+    for name, h in (("q", hq), ("k", hkv), ("v", hkv)):
+        heads[name] = t.op(f"tensor.expand_shape %{name}_proj [[0], [1], [2, 3]] output_shape "
+                           f"[{b}, {s}, {h}, {d}] : {ty([b, s, h * d], f)} into {ty([b, s, h, d], f)}")
+    for name, h in (("q", hq), ("k", hkv)):
+        body, res = _body_of(complex_rope(b, h, s, d, inv_freq, "polar", elem, "bshd"),
+                             f"{name}_", heads[name])
+        t.lines.append(body.lstrip("\n"))
+        heads[name] = res
+    for name in ("k", "v"):
+        if rep == 1:
+            continue
+        x5 = t.op(f"tensor.expand_shape {heads[name]} [[0], [1], [2, 3], [4]] output_shape "
+                  f"[{b}, {s}, {hkv}, 1, {d}] : {ty([b, s, hkv, d], f)} into {ty([b, s, hkv, 1, d], f)}")
+        init = t.empty([b, s, hkv, rep, d], f)
+        copy = t.name()
+        t.emit(f"{copy} = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> "
+               f"(d0, d1, d2, 0, d4)>, {ID[5]}], iterator_types = {_par(5)}}} ins({x5} : "
+               f"{ty([b, s, hkv, 1, d], f)}) outs({init} : {ty([b, s, hkv, rep, d], f)}) {{")
+        t.emit(f"^bb0(%in: {f}, %out: {f}):")
+        t.emit(f"  linalg.yield %in : {f}")
+        t.emit(f"}} -> {ty([b, s, hkv, rep, d], f)}")
+        heads[name] = t.op(f"tensor.collapse_shape {copy} [[0], [1], [2, 3], [4]] : "
+                           f"{ty([b, s, hkv, rep, d], f)} into {ty([b, s, hq, d], f)}")
+    tr = {}
+    for name in ("q", "k", "v"):
+        init = t.empty([b, hq, s, d], f)
+        tr[name] = t.op(f"linalg.transpose ins({heads[name]} : {ty([b, s, hq, d], f)}) outs({init} : "
+                        f"{ty([b, hq, s, d], f)}) permutation = [0, 2, 1, 3]")
+    init = t.empty([b, hq, d, s], f)
+    kt = t.op(f"linalg.transpose ins({tr['k']} : {ty([b, hq, s, d], f)}) outs({init} : "
+              f"{ty([b, hq, d, s], f)}) permutation = [0, 1, 3, 2]")
+    n = b * hq
+    zero = t.op(f"arith.constant 0.0 : {f}")
+
+    def matmul(lhs, lshape, rhs, rshape):
+        l3 = t.op(f"tensor.collapse_shape {lhs} [[0, 1], [2], [3]] : {ty(lshape, f)} into "
+                  f"{ty([n] + lshape[2:], f)}")
+        r3 = t.op(f"tensor.collapse_shape {rhs} [[0, 1], [2], [3]] : {ty(rshape, f)} into "
+                  f"{ty([n] + rshape[2:], f)}")
+        oshape = [n, lshape[2], rshape[3]]
+        e = t.empty(oshape, f)
+        z = t.op(f"linalg.fill ins({zero} : {f}) outs({e} : {ty(oshape, f)}) -> {ty(oshape, f)}")
+        mm = t.op(f"linalg.batch_matmul ins({l3}, {r3} : {ty([n] + lshape[2:], f)}, "
+                  f"{ty([n] + rshape[2:], f)}) outs({z} : {ty(oshape, f)}) -> {ty(oshape, f)}")
+        return t.op(f"tensor.expand_shape {mm} [[0, 1], [2], [3]] output_shape [{b}, {hq}, "
+                    f"{oshape[1]}, {oshape[2]}] : {ty(oshape, f)} into "
+                    f"{ty([b, hq] + oshape[1:], f)}")
+
+    s4 = [b, hq, s, s]
+    scores = matmul(tr["q"], [b, hq, s, d], kt, [b, hq, d, s])
+    root = t.op(f"arith.constant {float(np.sqrt(d))!r} : {f}")
+    scores = t.generic([(scores, ty(s4, f))], [ID[4]], s4, [f"%r = arith.divf %a0, {root} : {f}"], f)
+    if causal:
+        ninf = "0xFF800000" if f == "f32" else {"f16": "0xFC00", "bf16": "0xFF80"}[f]
+        mval = t.op(f"arith.constant {ninf} : {f}")
+        me = t.empty([s, s], f)
+        full = t.op(f"linalg.fill ins({mval} : {f}) outs({me} : {ty([s, s], f)}) -> {ty([s, s], f)}")
+        tri = t.generic([(full, ty([s, s], f))], [ID[2]], [s, s], [
+            "%i = linalg.index 0 : index", "%j = linalg.index 1 : index",
+            "%ii = arith.index_cast %i : index to i64", "%jj = arith.index_cast %j : index to i64",
+            "%dd = arith.subi %jj, %ii : i64", "%one = arith.constant 1 : i64",
+            "%above = arith.cmpi sge, %dd, %one : i64",
+            f"%r = arith.select %above, %a0, {zero} : {f}"], f)
+        scores = t.binary(scores, s4, ID[4], tri, [s, s], "affine_map<(d0, d1, d2, d3) -> (d2, d3)>",
+                          s4, "arith.addf", f)
+    if f != "f32":
+        scores = t.unary(scores, s4, "arith.extf", f, "f32")
+    p = _softmax(t, scores, s4)
+    if f != "f32":
+        p = t.unary(p, s4, "arith.truncf", "f32", f)
+    o = matmul(p, s4, tr["v"], [b, hq, s, d])
+    init = t.empty([b, s, hq, d], f)
+    ot = t.op(f"linalg.transpose ins({o} : {ty([b, hq, s, d], f)}) outs({init} : "
+              f"{ty([b, s, hq, d], f)}) permutation = [0, 2, 1, 3]")
+    out = t.op(f"tensor.collapse_shape {ot} [[0], [1], [2, 3]] : {ty([b, s, hq, d], f)} into "
+               f"{ty([b, s, hq * d], f)}")
+    text = "\n".join(t.lines)
+    res = ty([b, s, hq * d], f)
+    kv = ty([b, s, hkv * d], f)
+    return (f"func.func @block(%q_proj: {res}, %k_proj: {kv}, %v_proj: {kv}, %pos: tensor<{s}xi32>)"
+            f" -> {res} {{\n{text}\n  return {out} : {res}\n}}\n")
+

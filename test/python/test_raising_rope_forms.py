@@ -272,3 +272,91 @@ def test_complex_llama_block_raised_equals_unraised(s, hq, hkv, d):
     assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
     assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
     assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+def bshd(fn, x):
+    """`fn` of x [B, S, H, D] applied to [B, H, S, D] and transposed back."""
+    return fn(x.transpose(0, 2, 1, 3)).transpose(0, 2, 1, 3)
+
+
+@pytest.mark.parametrize("cis", ["polar", "complex"])
+@pytest.mark.parametrize("elem", ["f32", "bf16"])
+@pytest.mark.parametrize("case", seeded_cases(3, 11), ids=lambda c: "b{}h{}s{}d{}".format(*c[:4]))
+def test_complex_rope_meta_order_raised(case, elem, cis):
+    """Meta's complex rotation on x in Meta's own [B, S, H, D] order
+    (freqs_cis viewed as [1, S, 1, D/2]) raises to transpose(rope(transpose(x)))
+    with the attribute form; raised == unraised == numpy."""
+    b, h, s, d, base, scaling, offset = case
+    ir = linalg_rope_forms.complex_rope(
+        b, h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling), cis, elem, order="bshd")
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 1, raised_ir
+    assert re.search(r"= posenc.rope %transposed\w*, %arg1 layout interleaved", raised_ir), raised_ir
+    assert "complex." not in raised_ir, raised_ir
+    rng = np.random.default_rng(b * 1000 + s * 10 + d + 1)
+    x, x64 = to_elem(rng.standard_normal((b, s, h, d)), elem)
+    positions = np.arange(s, dtype=np.int32) + offset
+    want = bshd(lambda t: ref.rope(t, positions, "interleaved", base, scaling=scaling), x64)
+    atol, rtol = elem_tolerance(elem, f32=(ATOL, RTOL))
+    raised, unraised = run_both(ir, elem, x, positions)
+    assert_close(unraised, want, atol, rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, atol, rtol, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("elem", ["f32", "f16"])
+def test_complex_rope_meta_order_table_form(elem):
+    """The same with argument cos/sin tables: the table form on the
+    transposed x, the graph's tables in both lanes of each pair."""
+    b, h, s, d = 2, 3, 13, 32
+    rng = np.random.default_rng(7)
+    x, x64 = to_elem(rng.standard_normal((b, s, h, d)), elem)
+    positions = np.arange(s, dtype=np.int32)
+    cos = rng.uniform(-1.5, 1.5, (s, d // 2)).astype(np.float32)
+    sin = rng.uniform(-1.5, 1.5, (s, d // 2)).astype(np.float32)
+    ir = linalg_rope_forms.complex_rope(b, h, s, d, cis="complex_arg", elem=elem, order="bshd")
+    raised_ir = raise_only(ir)
+    assert re.search(r"= posenc.rope %transposed\w* tables\(.*layout interleaved", raised_ir), raised_ir
+    assert "complex." not in raised_ir, raised_ir
+    want = bshd(lambda t: ref.rope_table(t, *interleaved_tables(cos, sin), "interleaved"), x64)
+    atol, rtol = elem_tolerance(elem, magnitude=1.5, f32=(TABLE_ATOL, TABLE_RTOL))
+    raised, unraised = run_both(ir, elem, x, positions, cos, sin)
+    assert_close(unraised, want, atol, rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, atol, rtol, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("b,s,hq,hkv,d,causal,elem", [
+    (1, 24, 4, 2, 64, True, "f32"), (2, 9, 4, 4, 16, False, "f32"),
+    (1, 19, 8, 2, 32, True, "f32"), (1, 17, 8, 2, 32, True, "bf16"),
+    (2, 10, 4, 1, 32, True, "f16")])
+def test_meta_llama_block_raised_equals_unraised(b, s, hq, hkv, d, causal, elem):
+    """Meta's reference Attention.forward in torch-mlir's linalg
+    (linalg_rope_forms.meta_llama_block: [B, S, H, D] order, complex RoPE,
+    repeat_kv before transpose(1, 2), -inf triu mask) raises to two ropes and
+    one attention (GQA hq/hkv); raised == unraised == numpy (float64, from
+    the rounded inputs). f32: atol 2e-5 + rtol 2e-4; half types: the type's
+    rounding for the raised program, 4x that for the graph, which also
+    rounds the scores, the scale and P to the half type."""
+    inv = tosa_blocks.hf_inv_freq(d, 500000.0, LLAMA3)
+    ir = linalg_rope_forms.meta_llama_block(b, s, hq, hkv, d, inv, causal, elem)
+    raised_ir = raise_only(ir)
+    assert raised_ir.count("= posenc.rope ") == 2 and raised_ir.count("= posenc.attention ") == 1, raised_ir
+    assert ("{causal, " in raised_ir) == causal, raised_ir
+    rng = np.random.default_rng(s * 10 + d)
+    q, q64 = to_elem(rng.standard_normal((b, s, hq * d)), elem)
+    k, k64 = to_elem(rng.standard_normal((b, s, hkv * d)), elem)
+    v, v64 = to_elem(rng.standard_normal((b, s, hkv * d)), elem)
+    positions = np.arange(s, dtype=np.int32) + 3
+    heads = lambda t, h: t.reshape(b, s, h, d).transpose(0, 2, 1, 3)  # noqa: E731
+    rope = lambda t: ref.rope(t, positions, "interleaved", 500000.0, scaling=LLAMA3)  # noqa: E731
+    scale = float(np.float32(1.0 / np.float32(np.sqrt(d)))) if elem == "f32" else None
+    out = ref.attention(rope(heads(q64, hq)), rope(heads(k64, hkv)), heads(v64, hkv),
+                        scale=scale, causal=causal)
+    want = out.transpose(0, 2, 1, 3).reshape(b, s, hq * d)
+    atol, rtol = elem_tolerance(elem, f32=(ATOL, RTOL))
+    slack = 1 if elem == "f32" else 4
+    raised, unraised = run_both(ir, elem, q, k, v, positions)
+    assert_close(unraised, want, slack * atol, slack * rtol, "raise=false vs numpy")
+    assert_close(raised, want, atol, rtol, "raise=true vs numpy")
+    assert_close(raised, unraised, slack * atol, slack * rtol, "raise=true vs raise=false")

@@ -372,6 +372,11 @@ static FailureOr<AttentionMatch> matchAttention(linalg::BatchMatmulOp pv,
     why = "Q.K^T is not a plain batch_matmul into a zero-filled init";
     return failure();
   }
+  if (isTransposeOfRepeat(qk->getDpsInputs()[1]) ||
+      isTransposeOfRepeat(pv.getDpsInputs()[1])) {
+    why = "K or V is a transpose of a GQA repeat not yet moved above it";
+    return failure();
+  }
   m.query = peelScale(qk->getDpsInputs()[0], m.scale);
   m.key = matchTransposedKey(qk->getDpsInputs()[1]);
   m.value.base = peelLeadingReshapes(pv.getDpsInputs()[1]);
@@ -421,15 +426,8 @@ static Value buildBias(OpBuilder &b, Location loc, const Bias &bias) {
 /// K or V flattened to [N/rep, S, D].
 static Value buildKV(OpBuilder &b, Location loc, const KVOperand &kv) {
   Value v = kv.base;
-  if (!kv.permutation.empty()) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape;
-    for (int64_t p : kv.permutation)
-      shape.push_back(type.getDimSize(p));
-    Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-    v = linalg::TransposeOp::create(b, loc, v, init, kv.permutation)
-            ->getResult(0);
-  }
+  if (!kv.permutation.empty())
+    v = buildTranspose(b, loc, v, kv.permutation);
   if (kv.groups.empty() ||
       cast<RankedTensorType>(v.getType()).getRank() == 3)
     return collapseLeadingDims(b, loc, v);

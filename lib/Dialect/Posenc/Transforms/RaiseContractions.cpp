@@ -139,15 +139,8 @@ static void rewriteAsBatchMatmul(PatternRewriter &rewriter,
   Type elem = outType.getElementType();
   Value a = collapseLeadingDims(rewriter, loc, c.a);
   Value b = collapseLeadingDims(rewriter, loc, c.b);
-  if (c.bTransposed) {
-    SmallVector<OpFoldResult> bSizes = tensor::getMixedSizes(rewriter, loc, b);
-    Value init = tensor::EmptyOp::create(
-        rewriter, loc, ArrayRef<OpFoldResult>{bSizes[0], bSizes[2], bSizes[1]},
-        elem);
-    b = linalg::TransposeOp::create(rewriter, loc, b, init,
-                                    ArrayRef<int64_t>{0, 2, 1})
-            ->getResult(0);
-  }
+  if (c.bTransposed)
+    b = buildTranspose(rewriter, loc, b, ArrayRef<int64_t>{0, 2, 1});
   int64_t r = outType.getRank();
   SmallVector<OpFoldResult> outSizes =
       tensor::getMixedSizes(rewriter, loc, c.op->getResult(0));

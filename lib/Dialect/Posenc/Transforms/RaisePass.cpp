@@ -32,6 +32,7 @@ void posenc::populatePosencRaisingPatterns(RewritePatternSet &patterns,
   raise::populateRaiseComplexRopePatterns(patterns, emitRemarks);
   raise::populateRaiseGatherRopePatterns(patterns, emitRemarks);
   raise::populateRaiseSinusoidalPatterns(patterns, emitRemarks);
+  raise::populateRaiseTransposePatterns(patterns);
   // Consecutive reshapes merge, so the matchers see one reshape at a time.
   tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
                                                        patterns.getContext());

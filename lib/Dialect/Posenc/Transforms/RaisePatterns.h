@@ -199,6 +199,12 @@ mlir::LogicalResult replaceByTableRope(mlir::PatternRewriter &rewriter,
                                        Layout layout,
                                        const std::string &remark);
 
+/// posenc.rope(x) with the [..., S, D] tables cos/sin in `layout`, not yet
+/// replacing anything; a remark saying `remark` when it is not empty.
+mlir::Value buildTableRope(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value x, mlir::Value cos, mlir::Value sin,
+                           Layout layout, const std::string &remark);
+
 /// [..., S, P] -> [..., S, 2P] with entry p in lanes 2p and 2p+1 (the
 /// interleaved table form's columns of pair p): a linalg.broadcast along a
 /// new last dim of 2, collapsed into the pair dim.
@@ -214,6 +220,14 @@ mlir::LogicalResult replaceWithPairTableRope(mlir::PatternRewriter &rewriter,
                                              mlir::Operation *root,
                                              const RopeMatch &m, Layout layout,
                                              bool emitRemark);
+
+/// posenc.rope(m.input, positions) with `layout`, created before `root`
+/// without replacing it; fails when the positions are not one per row of
+/// m.input.
+mlir::FailureOr<mlir::Value> buildRope(mlir::PatternRewriter &rewriter,
+                                       mlir::Operation *root,
+                                       const RopeMatch &m, Layout layout,
+                                       bool emitRemark);
 
 /// Replaces `root` by posenc.rope(m.input, positions) with `layout`.
 mlir::LogicalResult replaceWithRope(mlir::PatternRewriter &rewriter,
@@ -244,6 +258,14 @@ std::optional<std::string> explainInterleavedRope(mlir::Operation *op);
 /// would be raised.
 std::optional<std::string> explainSinusoidal(mlir::Operation *op);
 
+/// A transpose of a GQA repeat (Meta's `repeat_kv` then `transpose(1, 2)`)
+/// as the repeat of a transpose, and upstream's transpose
+/// canonicalizations (RaiseTransposes.cpp).
+void populateRaiseTransposePatterns(mlir::RewritePatternSet &patterns);
+/// Whether `v`, through leading reshapes and transposes, is a transpose
+/// those patterns will still move above a repeat (the attention raising
+/// waits for it, so that it sees the repeat as GQA).
+bool isTransposeOfRepeat(mlir::Value v);
 void populateRaiseSinusoidalPatterns(mlir::RewritePatternSet &patterns,
                                      bool emitRemarks);
 /// Batched contraction generics of an attention (the P.V of a softmax and

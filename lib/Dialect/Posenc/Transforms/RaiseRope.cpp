@@ -341,6 +341,16 @@ static FloatAttr attentionFactorAttr(OpBuilder &b, const RopeMatch &m) {
 LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
                                     const RopeMatch &m, Layout layout,
                                     bool emitRemark) {
+  FailureOr<Value> rope = buildRope(rewriter, root, m, layout, emitRemark);
+  if (failed(rope))
+    return failure();
+  rewriter.replaceOp(root, *rope);
+  return success();
+}
+
+FailureOr<Value> raise::buildRope(PatternRewriter &rewriter, Operation *root,
+                                  const RopeMatch &m, Layout layout,
+                                  bool emitRemark) {
   auto type = cast<RankedTensorType>(m.input.getType());
   int64_t seqLen = type.getDimSize(type.getRank() - 2);
   auto posType = dyn_cast<RankedTensorType>(
@@ -366,8 +376,7 @@ LogicalResult raise::replaceWithRope(PatternRewriter &rewriter, Operation *root,
   if (emitRemark)
     rope->emitRemark("raised to posenc.rope (")
         << stringifyLayout(layout) << " layout)";
-  rewriter.replaceOp(root, rope.getResult());
-  return success();
+  return rope.getResult();
 }
 
 namespace {

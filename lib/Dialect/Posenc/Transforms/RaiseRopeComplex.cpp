@@ -212,10 +212,64 @@ namespace {
 struct ComplexRope {
   Value x;
   CisTables cis;
-  AffineMap cisMap; ///< how the product reads freqs_cis
-  int64_t rank;     ///< of the product's loops ([..., S, D/2])
+  /// How a product over the loops of x transposed by `permutation` (S at
+  /// dim -2) reads freqs_cis.
+  AffineMap cisMap;
+  int64_t rank; ///< of the product's loops ([..., S, D/2])
+  /// Empty when S is x's dim -2; else the swap of S's dim with dim -2
+  /// (Meta's [B, S, H, D]: [0, 2, 1, 3]).
+  SmallVector<int64_t> permutation;
 };
 } // namespace
+
+/// freqs_cis viewed with unit dims inserted (Meta's reshape_for_broadcast,
+/// `view(1, S, 1, D/2)`) and read through `map`: the table before the view
+/// and the map reading it (each group's one non-unit dim's result; the
+/// unit dims' results read index 0 only, so dropping them is exact).
+static std::pair<Value, AffineMap> peelUnitView(Value table, AffineMap map) {
+  auto expand = table.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand || !expand.getResultType().hasStaticShape())
+    return {table, map};
+  ArrayRef<int64_t> shape = expand.getResultType().getShape();
+  SmallVector<AffineExpr> results;
+  for (const ReassociationIndices &group :
+       expand.getReassociationIndices()) {
+    int64_t kept = group.front();
+    for (int64_t d : group)
+      if (shape[d] != 1) {
+        if (shape[kept] != 1 && kept != d)
+          return {table, map}; // a group splits a dim: not a view
+        kept = d;
+      }
+    results.push_back(map.getResult(kept));
+  }
+  return {expand.getSrc(), AffineMap::get(map.getNumDims(), 0, results,
+                                           map.getContext())};
+}
+
+/// Where the sequence dim of the product's loops is when it reads freqs_cis
+/// `table` through `map` as a RoPE table: broadcast over every loop but S
+/// and the pairs (the last loop). S at loop -2 is posenc.rope's layout;
+/// elsewhere (Meta's `[B, S, H, D/2]`, freqs_cis viewed as [1, S, 1, D/2])
+/// the product reads the table as a rope over x with S swapped to dim -2
+/// would: returns that swap and the map in the swapped loops. A permutation
+/// of the loops is exact, so `transpose(rope(transpose(x)))` is the same
+/// function. None when the table varies along another loop too, or its
+/// columns are not the last loop.
+static std::optional<std::pair<AffineMap, SmallVector<int64_t>>>
+ropeTableLoops(Value table, AffineMap map, int64_t rank) {
+  if (isBroadcastRopeTable(table, map, rank))
+    return std::make_pair(map, SmallVector<int64_t>());
+  for (int64_t s = 0; s + 2 < rank; ++s) {
+    SmallVector<int64_t> swap = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    std::swap(swap[s], swap[rank - 2]);
+    AffineMap swapped = map.compose(
+        AffineMap::getPermutationMap(swap, map.getContext()));
+    if (isBroadcastRopeTable(table, swapped, rank))
+      return std::make_pair(swapped, swap);
+  }
+  return std::nullopt;
+}
 
 /// How `x` becomes the result of the flatten `collapse` when it also
 /// merged leading dims (the canonicalization folds a following flattening
@@ -250,22 +304,26 @@ static std::optional<ComplexRope> matchComplexRope(Value out,
     const Elementwise::Arg &xa = mul->args[i], &ta = mul->args[1 - i];
     Value xr = mul->isIdentity(xa) ? matchViewAsComplex(xa.input->get())
                                    : Value();
-    if (!xr || !ta.input ||
-        !isBroadcastRopeTable(ta.input->get(), mul->map(ta), mul->rank()))
+    if (!xr || !ta.input)
+      continue;
+    auto [table, tableMap] = peelUnitView(ta.input->get(), mul->map(ta));
+    auto loops = ropeTableLoops(table, tableMap, mul->rank());
+    if (!loops)
       continue;
     auto expand = xr.getDefiningOp<tensor::ExpandShapeOp>();
     if (!expand || expand.getReassociationIndices().back().size() != 2 ||
         expand.getResultType().getRank() != expand.getSrcType().getRank() + 1 ||
         (expand.getSrc().getType() != out.getType() &&
-         !leadingMerge(collapse))) {
+         (!loops->second.empty() || !leadingMerge(collapse)))) {
       why = "view_as_complex does not read x reshaped to [..., D/2, 2]";
       return std::nullopt;
     }
-    std::optional<CisTables> cis = matchCis(ta.input->get(), why);
+    std::optional<CisTables> cis = matchCis(table, why);
     if (!cis)
       return std::nullopt;
     why.clear();
-    return ComplexRope{expand.getSrc(), *cis, mul->map(ta), mul->rank()};
+    return ComplexRope{expand.getSrc(), *cis, loops->first, mul->rank(),
+                       loops->second};
   }
   return std::nullopt;
 }
@@ -315,16 +373,19 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
     if (!c)
       return rewriter.notifyMatchFailure(op, why);
     RopeMatch m;
-    m.input = c->x;
     Value angles = commonAngles(c->cis);
     Operation *root = splitLeadingMerge(rewriter, op, c->x);
-    if (angles && matchRopeAngles(angles, c->x, m, why)) {
-      if (succeeded(replaceWithRope(rewriter, root, m, Layout::interleaved,
-                                    remarks)))
-        return success();
-      // The IR may have changed (splitLeadingMerge): the table form, which
-      // takes any positions, rather than a failure.
-      why = "the positions are not one per row of x";
+    // x with S at dim -2 (Meta's [B, S, H, D] transposed to [B, H, S, D]).
+    m.input = c->permutation.empty()
+                  ? c->x
+                  : buildTranspose(rewriter, op.getLoc(), c->x, c->permutation);
+    FailureOr<Value> rope = failure();
+    if (angles && matchRopeAngles(angles, m.input, m, why)) {
+      rope = buildRope(rewriter, root, m, Layout::interleaved, remarks);
+      // The IR may have changed (splitLeadingMerge, the transpose): the
+      // table form, which takes any positions, rather than a failure.
+      if (failed(rope))
+        why = "the positions are not one per row of x";
     }
     if (!angles)
       why = isa<BlockArgument>(peelUnitReshapes(c->cis.cos)) &&
@@ -333,7 +394,14 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
                 : "cos and sin are not math.cos/math.sin of one angle tensor";
     else if (isa<BlockArgument>(peelUnitReshapes(angles)))
       why = "the angles are a function argument";
-    return replaceWithTables(rewriter, root, *c, why);
+    if (failed(rope))
+      rope = buildTables(rewriter, root->getLoc(), m.input, *c, why);
+    // Back to x's order: the transpose a following transpose(1, 2) cancels.
+    rewriter.replaceOp(root, c->permutation.empty()
+                                 ? *rope
+                                 : buildTranspose(rewriter, op.getLoc(), *rope,
+                                                  c->permutation));
+    return success();
   }
 
   /// The flatten of the pairs alone (to x's type), its result collapsed
@@ -357,12 +425,11 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
     return inner;
   }
 
-  /// The table form: the graph's cos/sin, aligned to [..., S, D/2] and each
-  /// entry duplicated into its pair's two lanes.
-  LogicalResult replaceWithTables(PatternRewriter &rewriter, Operation *op,
-                                  const ComplexRope &c,
-                                  const std::string &why) const {
-    Location loc = op->getLoc();
+  /// The table form on `x` (c.x, or it transposed by c.permutation): the
+  /// graph's cos/sin, aligned to [..., S, D/2] and each entry duplicated
+  /// into its pair's two lanes.
+  Value buildTables(PatternRewriter &rewriter, Location loc, Value x,
+                    const ComplexRope &c, const std::string &why) const {
     Value cos = c.cis.angles ? buildTrig<math::CosOp>(rewriter, loc, c.cis.angles)
                              : c.cis.cos;
     Value sin = c.cis.angles ? buildTrig<math::SinOp>(rewriter, loc, c.cis.angles)
@@ -373,9 +440,9 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
     // In sequence, not as call arguments (their order is unspecified).
     cos = duplicateLanes(rewriter, loc, cos);
     sin = duplicateLanes(rewriter, loc, sin);
-    return replaceByTableRope(rewriter, op, c.x, cos, sin, Layout::interleaved,
-                              remarks ? "Meta's complex form: " + why
-                                      : std::string());
+    return buildTableRope(rewriter, loc, x, cos, sin, Layout::interleaved,
+                          remarks ? "Meta's complex form: " + why
+                                  : std::string());
   }
 
   bool remarks;

@@ -132,10 +132,17 @@ LogicalResult raise::replaceByTableRope(PatternRewriter &rewriter,
                                         Operation *root, Value x, Value cos,
                                         Value sin, Layout layout,
                                         const std::string &remark) {
-  auto rope = RopeOp::create(rewriter, root->getLoc(), x, cos, sin, layout);
+  rewriter.replaceOp(root, buildTableRope(rewriter, root->getLoc(), x, cos,
+                                          sin, layout, remark));
+  return success();
+}
+
+Value raise::buildTableRope(OpBuilder &b, Location loc, Value x, Value cos,
+                            Value sin, Layout layout,
+                            const std::string &remark) {
+  auto rope = RopeOp::create(b, loc, x, cos, sin, layout);
   if (!remark.empty())
     rope->emitRemark("raised to posenc.rope table form (")
         << stringifyLayout(layout) << " layout): " << remark;
-  rewriter.replaceOp(root, rope.getResult());
-  return success();
+  return rope.getResult();
 }

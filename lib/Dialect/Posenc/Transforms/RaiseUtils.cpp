@@ -251,3 +251,15 @@ Value raise::matchLastDimSlice(Value v, int64_t offset, int64_t size) {
     return Value();
   return slice.getSource();
 }
+
+Value raise::buildTranspose(OpBuilder &b, Location loc, Value v,
+                            ArrayRef<int64_t> permutation) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, v);
+  SmallVector<OpFoldResult> permuted;
+  for (int64_t p : permutation)
+    permuted.push_back(sizes[p]);
+  Value init = tensor::EmptyOp::create(b, loc, permuted,
+                                       getElementTypeOrSelf(v.getType()));
+  return linalg::TransposeOp::create(b, loc, v, init, permutation)
+      ->getResult(0);
+}

@@ -150,6 +150,10 @@ matchHalvesConcat(mlir::Value v);
 /// last dim of a tensor with unit strides that keeps every other dim whole.
 mlir::Value matchLastDimSlice(mlir::Value v, int64_t offset, int64_t size);
 
+/// linalg.transpose(v, permutation) into a new tensor.empty.
+mlir::Value buildTranspose(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value v, llvm::ArrayRef<int64_t> permutation);
+
 } // namespace posenc::raise
 
 #endif // POSENC_LIB_DIALECT_POSENC_TRANSFORMS_RAISEUTILS_H
