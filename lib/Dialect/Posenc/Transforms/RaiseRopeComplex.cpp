@@ -448,6 +448,50 @@ struct RaiseComplexRope : OpRewritePattern<tensor::CollapseShapeOp> {
   bool remarks;
 };
 
+/// truncf(rope(extf(x))) -> rope(x) for an f16/bf16 x and the attribute
+/// form: Meta's `.float()` ... `.type_as(xq)` around the rotation (also
+/// truncf(transpose(rope(extf(x)))) -> transpose(rope(x)), the rope on
+/// Meta's [B, S, H, D] when no transpose of the model meets its transpose
+/// back). posenc.rope
+/// on a half tensor extends each element to f32, rotates in f32 and
+/// truncates the result once (SPEC.md; the lowering's casts are
+/// arith.extf/truncf), which is exactly what the casts around the f32 rope
+/// do; in this form the rope fuses into the attention that reads it.
+struct RopeOnHalfInput : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1)
+      return failure();
+    Value result = op->getResult(0);
+    std::optional<Elementwise> trunc = matchElementwiseOf<arith::TruncFOp>(result);
+    if (!trunc || !trunc->args[0].input || !trunc->isIdentity(trunc->args[0]))
+      return failure();
+    Value r = trunc->args[0].input->get();
+    auto transpose = r.getDefiningOp<linalg::TransposeOp>();
+    if (transpose && transpose->hasOneUse())
+      r = transpose.getInput();
+    auto rope = r.getDefiningOp<RopeOp>();
+    if (!rope || !rope->hasOneUse() || rope.hasTables())
+      return failure();
+    Value x = peelCast<arith::ExtFOp>(rope.getInput());
+    Type elem = getElementTypeOrSelf(result.getType());
+    if (x == rope.getInput() || getElementTypeOrSelf(x.getType()) != elem ||
+        !isa<Float16Type, BFloat16Type>(elem))
+      return failure();
+    auto moved = cast<RopeOp>(rewriter.clone(*rope));
+    moved.getInputMutable().assign(x);
+    moved->getResult(0).setType(x.getType());
+    Value out = moved->getResult(0);
+    if (rope->getResult(0) != trunc->args[0].input->get())
+      out = buildTranspose(rewriter, op.getLoc(), out,
+                           transpose.getPermutation());
+    rewriter.replaceOp(op, out);
+    return success();
+  }
+};
+
 } // namespace
 
 std::optional<std::string> raise::explainComplexRope(Operation *op) {
@@ -463,4 +507,5 @@ std::optional<std::string> raise::explainComplexRope(Operation *op) {
 void raise::populateRaiseComplexRopePatterns(RewritePatternSet &patterns,
                                              bool emitRemarks) {
   patterns.add<RaiseComplexRope>(patterns.getContext(), emitRemarks);
+  patterns.add<RopeOnHalfInput>(patterns.getContext());
 }

@@ -22,13 +22,16 @@
 // rewrite is exact. Only permutations that move a leading dim are taken
 // (a swap of the last two dims, K^T, stays where the attention matcher
 // reads it; when P also swaps them the swap stays as a transpose of its
-// own after the collapse).
+// own after the collapse). A transpose of an elementwise extf/truncf (Meta's
+// `.float()` / `.type_as(xq)` around its rope in f16/bf16 models) moves
+// above the cast the same way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "RaisePatterns.h"
 #include "RaiseUtils.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -222,10 +225,54 @@ struct TransposeAboveRepeat : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// transpose(cast(x)) -> cast(transpose(x)) for the elementwise extf/truncf
+/// of Meta's `.float()` and `.type_as(xq)` around its rope: the transpose
+/// back from the rope and the model's `transpose(1, 2)` then meet (and
+/// cancel) across the truncf, and the rope's input transpose moves below
+/// the extf, so that the casts sit right around the rope
+/// (RaiseRopeComplex.cpp folds them into a rope on the half tensor). A
+/// cast of each element commutes with moving the elements: exact.
+struct TransposeAboveCast : OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    std::optional<Elementwise> conv = matchElementwise(op.getInput());
+    if (!conv || !isa<arith::ExtFOp, arith::TruncFOp>(conv->payload) ||
+        conv->args.size() != 1 || !conv->args[0].input ||
+        !conv->isIdentity(conv->args[0]) || !op.getInput().hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a transpose of a float cast");
+    Location loc = op.getLoc();
+    Value x = buildTranspose(rewriter, loc, conv->args[0].input->get(),
+                             op.getPermutation());
+    auto type = cast<RankedTensorType>(x.getType());
+    Type elem = getElementTypeOrSelf(op.getResult()[0].getType());
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, x), elem);
+    SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    bool ext = isa<arith::ExtFOp>(conv->payload);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, init.getType(), x, init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value v = ext ? arith::ExtFOp::create(b, l, elem, args[0])
+                                  .getResult()
+                            : arith::TruncFOp::create(b, l, elem, args[0])
+                                  .getResult();
+              linalg::YieldOp::create(b, l, v);
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 void raise::populateRaiseTransposePatterns(RewritePatternSet &patterns) {
-  patterns.add<TransposeAboveRepeat>(patterns.getContext());
+  patterns.add<TransposeAboveRepeat, TransposeAboveCast>(patterns.getContext());
   // Upstream's transpose canonicalizations: transpose(transpose(x)) folds
   // into one transpose (none when the permutations cancel), which removes
   // the transpose back from Meta's rope against the model's
