@@ -519,3 +519,115 @@ def meta_llama_block(b, s, hq, hkv, d, inv_freq, causal=True, elem="f32"):
     return (f"func.func @block(%q_proj: {res}, %k_proj: {kv}, %v_proj: {kv}, %pos: tensor<{s}xi32>)"
             f" -> {res} {{\n{text}\n  return {out} : {res}\n}}\n")
 
+
+
+def hf_matmul_rope(b, h, s, d, inv_freq, variant=None):
+    """func.func @rope(%x: [B, H, S, D] f32, %pos: [B, S] i64) -> [B, H, S, D]:
+    HuggingFace's LlamaRotaryEmbedding.forward + apply_rotary_pos_emb as
+    torch-mlir lowers them: `inv_freq[None, :, None].float().expand(B, -1,
+    1)` (expand_shape to [1, D/2, 1], a copy generic reading dim 0 at 0 when
+    B > 1), `position_ids[:, None, :].float()` (expand_shape to [B, 1, S],
+    sitofp), the `@` as linalg.batch_matmul [B, D/2, 1] x [B, 1, S] into a
+    zero-filled init (aten.bmm), `.transpose(1, 2)` (linalg.transpose),
+    `cat((freqs, freqs), -1)`, cos/sin times attention_scaling 1.0,
+    `unsqueeze(1)`, then x * cos + rotate_half(x) * sin. Near misses
+    (`variant`): "k2" a contraction of size 2 (the constant
+    concat(inv_freq, inv_freq) viewed as [1, D/2, 2] @ [pos; pos]: each
+    angle a sum of two products), "untransposed" the matmul result used without the
+    transpose (needs S == D/2: angle pos[p] * inv[s])."""
+    p = d // 2
+    x = f"tensor<{b}x{h}x{s}x{d}xf32>"
+    k = 2 if variant == "k2" else 1
+    inv = ", ".join(_f32(v) for v in inv_freq)
+    mm = f"tensor<{b}x{p}x{s}xf32>"
+    lines = [f"  %inv = arith.constant dense<[{inv}]> : tensor<{p}xf32>"]
+    if k == 1:
+        lines.append(f"  %inv3 = tensor.expand_shape %inv [[0, 1, 2]] output_shape [1, {p}, 1] : "
+                     f"tensor<{p}xf32> into tensor<1x{p}x1xf32>")
+    else:
+        lines.append(f"  %inv2 = tensor.concat dim(0) %inv, %inv : (tensor<{p}xf32>, tensor<{p}xf32>) -> "
+                     f"tensor<{2 * p}xf32>")
+        lines.append(f"  %inv3 = tensor.expand_shape %inv2 [[0, 1, 2]] output_shape [1, {p}, 2] : "
+                     f"tensor<{2 * p}xf32> into tensor<1x{p}x2xf32>")
+    lhs = "%inv3"
+    if b > 1:
+        lines.append(f"""  %e_ib = tensor.empty() : tensor<{b}x{p}x{k}xf32>
+  %invb = linalg.generic {{indexing_maps = [affine_map<(d0, d1, d2) -> (0, d1, d2)>, {_maps(3)}], iterator_types = {_par(3)}}}
+      ins(%inv3 : tensor<1x{p}x{k}xf32>) outs(%e_ib : tensor<{b}x{p}x{k}xf32>) {{
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }} -> tensor<{b}x{p}x{k}xf32>""")
+        lhs = "%invb"
+    lines.append(f"  %pos3 = tensor.expand_shape %pos [[0, 1], [2]] output_shape [{b}, 1, {s}] : "
+                 f"tensor<{b}x{s}xi64> into tensor<{b}x1x{s}xi64>")
+    pos = "%pos3"
+    if k == 2:
+        lines.append(f"  %pos6 = tensor.concat dim(1) %pos3, %pos3 : (tensor<{b}x1x{s}xi64>, "
+                     f"tensor<{b}x1x{s}xi64>) -> tensor<{b}x2x{s}xi64>")
+        pos = "%pos6"
+    lines.append(f"""  %e_pf = tensor.empty() : tensor<{b}x{k}x{s}xf32>
+  %pf = linalg.generic {{indexing_maps = [{_maps(3)}, {_maps(3)}], iterator_types = {_par(3)}}}
+      ins({pos} : tensor<{b}x{k}x{s}xi64>) outs(%e_pf : tensor<{b}x{k}x{s}xf32>) {{
+  ^bb0(%a: i64, %o: f32):
+    %v = arith.sitofp %a : i64 to f32
+    linalg.yield %v : f32
+  }} -> tensor<{b}x{k}x{s}xf32>
+  %zero = arith.constant 0.0 : f32
+  %e_mm = tensor.empty() : {mm}
+  %z_mm = linalg.fill ins(%zero : f32) outs(%e_mm : {mm}) -> {mm}
+  %mm = linalg.batch_matmul ins({lhs}, %pf : tensor<{b}x{p}x{k}xf32>, tensor<{b}x{k}x{s}xf32>) outs(%z_mm : {mm}) -> {mm}""")
+    fr = f"tensor<{b}x{s}x{p}xf32>"
+    if variant == "untransposed":
+        assert s == p
+        freqs = "%mm"
+    else:
+        lines.append(f"  %e_fr = tensor.empty() : {fr}")
+        lines.append(f"  %fr = linalg.transpose ins(%mm : {mm}) outs(%e_fr : {fr}) permutation = [0, 2, 1]")
+        freqs = "%fr"
+    emb = f"tensor<{b}x{s}x{d}xf32>"
+    lines.append(f"  %emb = tensor.concat dim(2) {freqs}, {freqs} : ({fr}, {fr}) -> {emb}")
+    lines.append(f"  %one = arith.constant 1.0 : f32\n  %e_t = tensor.empty() : {emb}")
+    for name, op in (("cos", "math.cos"), ("sin", "math.sin")):
+        lines.append(f"""  %{name}0 = linalg.generic {{indexing_maps = [{_maps(3)}, {_maps(3)}], iterator_types = {_par(3)}}}
+      ins(%emb : {emb}) outs(%e_t : {emb}) {{
+  ^bb0(%a: f32, %o: f32):
+    %v = {op} %a : f32
+    linalg.yield %v : f32
+  }} -> {emb}
+  %{name}1 = linalg.generic {{indexing_maps = [{_maps(3)}, {_maps(3)}], iterator_types = {_par(3)}}}
+      ins(%{name}0 : {emb}) outs(%e_t : {emb}) {{
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.mulf %a, %one : f32
+    linalg.yield %v : f32
+  }} -> {emb}
+  %{name} = tensor.expand_shape %{name}1 [[0, 1], [2], [3]] output_shape [{b}, 1, {s}, {d}] : {emb} into tensor<{b}x1x{s}x{d}xf32>""")
+    half = f"tensor<{b}x{h}x{s}x{p}xf32>"
+    tmap = f"affine_map<(d0, d1, d2, d3) -> (d0, {'0' if h > 1 else 'd1'}, d2, d3)>"
+    t4 = f"tensor<{b}x1x{s}x{d}xf32>"
+    lines.append(f"""  %x1 = tensor.extract_slice %x[0, 0, 0, 0] [{b}, {h}, {s}, {p}] [1, 1, 1, 1] : {x} to {half}
+  %x2 = tensor.extract_slice %x[0, 0, 0, {p}] [{b}, {h}, {s}, {p}] [1, 1, 1, 1] : {x} to {half}
+  %e_h = tensor.empty() : {half}
+  %n2 = linalg.generic {{indexing_maps = [{_maps(4)}, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%x2 : {half}) outs(%e_h : {half}) {{
+  ^bb0(%a: f32, %o: f32):
+    %v = arith.negf %a : f32
+    linalg.yield %v : f32
+  }} -> {half}
+  %rot = tensor.concat dim(3) %n2, %x1 : ({half}, {half}) -> {x}
+  %e_x = tensor.empty() : {x}""")
+    for name, a, t in (("xc", "%x", "%cos"), ("rs", "%rot", "%sin")):
+        lines.append(f"""  %{name} = linalg.generic {{indexing_maps = [{_maps(4)}, {tmap}, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins({a}, {t} : {x}, {t4}) outs(%e_x : {x}) {{
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %v = arith.mulf %a, %c : f32
+    linalg.yield %v : f32
+  }} -> {x}""")
+    lines.append(f"""  %out = linalg.generic {{indexing_maps = [{_maps(4)}, {_maps(4)}, {_maps(4)}], iterator_types = {_par(4)}}}
+      ins(%xc, %rs : {x}, {x}) outs(%e_x : {x}) {{
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %v = arith.addf %a, %c : f32
+    linalg.yield %v : f32
+  }} -> {x}""")
+    body = "\n".join(lines)
+    return (f"func.func @rope(%x: {x}, %pos: tensor<{b}x{s}xi64>) -> {x} {{\n{body}\n"
+            f"  return %out : {x}\n}}\n")

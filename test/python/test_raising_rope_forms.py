@@ -360,3 +360,57 @@ def test_meta_llama_block_raised_equals_unraised(b, s, hq, hkv, d, causal, elem)
     assert_close(unraised, want, slack * atol, slack * rtol, "raise=false vs numpy")
     assert_close(raised, want, atol, rtol, "raise=true vs numpy")
     assert_close(raised, unraised, slack * atol, slack * rtol, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("case", seeded_cases(3, 12), ids=lambda c: "h{}s{}d{}".format(*c[1:4]))
+def test_hf_matmul_angles_raised(case):
+    """HuggingFace's angles as the outer-product matmul (inv_freq [1, D/2, 1]
+    @ float(position_ids) [1, 1, S], transposed; linalg_rope_forms.hf_matmul_rope)
+    raise to the attribute form (the matmul gone); raised == unraised ==
+    numpy within atol 2e-5 + rtol 2e-4."""
+    _, h, s, d, base, scaling, offset = case
+    ir = linalg_rope_forms.hf_matmul_rope(1, h, s, d, tosa_blocks.hf_inv_freq(d, base, scaling))
+    raised_ir = raise_only(ir)
+    assert re.search(r"= posenc.rope %arg0, %\w+ layout half", raised_ir), raised_ir
+    assert "linalg.batch_matmul" not in raised_ir, raised_ir
+    rng = np.random.default_rng(s * 10 + d + 2)
+    x = rng.standard_normal((1, h, s, d)).astype(np.float32)
+    positions = (np.arange(s, dtype=np.int64) + offset)[None, :]
+    want = ref.rope(x.astype(np.float64), positions[0], "half", base, scaling=scaling)
+    raised, unraised = run_both(ir, "f32", x, positions)
+    assert_close(unraised, want, ATOL, RTOL, "raise=false vs numpy")
+    assert_close(raised, want, ATOL, RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, ATOL, RTOL, "raise=true vs raise=false")
+
+
+@pytest.mark.parametrize("variant", ["k2", "untransposed", "per_batch"])
+def test_hf_matmul_angles_near_misses(variant):
+    """A contraction of size 2 (each angle a sum of two products), the matmul result used
+    untransposed (row s, pair p: pos[p] * inv_freq[s]) and per-batch
+    positions (B = 2) are not the attribute form: the table form with the
+    graph's own tables; raised == unraised == numpy from the angles the
+    graph computes in f32 (atol 1e-5 + rtol 1e-5)."""
+    b, h, s, d = (2, 3, 7, 16) if variant == "per_batch" else (1, 3, 8 if variant == "untransposed" else 7, 16)
+    inv = tosa_blocks.hf_inv_freq(d, 10000.0)
+    ir = linalg_rope_forms.hf_matmul_rope(b, h, s, d, inv, None if variant == "per_batch" else variant)
+    raised_ir = raise_only(ir)
+    assert re.search(r"= posenc.rope %arg0 tables\(.*layout half", raised_ir), raised_ir
+    rng = np.random.default_rng(len(variant))
+    x = rng.standard_normal((b, h, s, d)).astype(np.float32)
+    positions = rng.integers(0, 200, (b, s)).astype(np.int64)
+    pos = positions.astype(np.float32)
+    if variant == "k2":
+        lanes = np.concatenate([inv, inv]).reshape(d // 2, 2)
+        first = (lanes[None, None, :, 0] * pos[:, :, None]).astype(np.float32)
+        second = (lanes[None, None, :, 1] * pos[:, :, None]).astype(np.float32)
+        angles = (first + second).astype(np.float32)
+    elif variant == "untransposed":
+        angles = (inv[None, :, None] * pos[:, None, :]).astype(np.float32)
+    else:
+        angles = (inv[None, None, :] * pos[:, :, None]).astype(np.float32)
+    emb = np.concatenate([angles, angles], axis=-1).astype(np.float64)[:, None]
+    want = ref.rope_table(x.astype(np.float64), np.cos(emb), np.sin(emb), "half")
+    raised, unraised = run_both(ir, "f32", x, positions)
+    assert_close(unraised, want, TABLE_ATOL, TABLE_RTOL, "raise=false vs numpy")
+    assert_close(raised, want, TABLE_ATOL, TABLE_RTOL, "raise=true vs numpy")
+    assert_close(raised, unraised, TABLE_ATOL, TABLE_RTOL, "raise=true vs raise=false")

@@ -36,6 +36,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace posenc;
 using namespace posenc::raise;
@@ -244,6 +246,113 @@ std::optional<std::string> raise::explainContraction(Operation *op) {
   return std::nullopt;
 }
 
+/// Whether no product `a * b` of an entry of `a` and one of `b` can be
+/// -0: `a` a constant of positive finite entries (inverse frequencies) and
+/// `b` sitofp of integers (never -0; a positive value times an integer is
+/// +0 only for the integer 0, never an underflow since |int| >= 1).
+static bool productsNeverNegativeZero(Value a, Value b) {
+  std::optional<SmallVector<double>> values = getConstantValues(a);
+  std::optional<Elementwise> cast = matchElementwiseOf<arith::SIToFPOp>(b);
+  return values && cast &&
+         llvm::all_of(*values, [](double v) { return v > 0 && std::isfinite(v); });
+}
+
+/// Whether OuterProductAngles rewrites `op` (see there).
+static bool isOuterProduct(linalg::BatchMatmulOp op) {
+  Value a = op.getDpsInputs()[0], c = op.getDpsInputs()[1];
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto outType = cast<RankedTensorType>(op.getResult(0).getType());
+  return !cast<linalg::LinalgOp>(op.getOperation()).hasUserDefinedMaps() &&
+         aType.getDimSize(2) == 1 && outType.getElementType().isF32() &&
+         aType.getElementType() == outType.getElementType() &&
+         isZeroFilled(op.getDpsInits()[0]) &&
+         (productsNeverNegativeZero(a, c) || productsNeverNegativeZero(c, a));
+}
+
+bool raise::isPendingOuterProduct(Value v) {
+  for (int step = 0; step < 8 && v; ++step) {
+    v = peelUnitReshapes(v);
+    if (auto t = v.getDefiningOp<linalg::TransposeOp>())
+      v = t.getInput();
+    if (auto mm = v.getDefiningOp<linalg::BatchMatmulOp>())
+      return isOuterProduct(mm);
+    if (auto concat = v.getDefiningOp<tensor::ConcatOp>()) {
+      v = concat.getInputs().front();
+      continue;
+    }
+    std::optional<Elementwise> e = matchElementwise(v);
+    if (!e || !e->args[0].input)
+      return false;
+    v = e->args[0].input->get();
+  }
+  return false;
+}
+
+namespace {
+
+/// HuggingFace's LlamaRotaryEmbedding computes the angles as a matmul:
+///
+///   freqs = (inv_freq[None, :, None].float().expand(B, -1, 1)
+///            @ position_ids[:, None, :].float()).transpose(1, 2)
+///
+/// which torch-mlir lowers to a linalg.batch_matmul [B, D/2, 1] x [B, 1, S]
+/// into a zero-filled init, and a linalg.transpose [0, 2, 1]. With the
+/// contraction size 1 (static) each output element is `0 + a[b, p, 0] *
+/// c[b, 0, s]`, which equals the product except that 0 + (-0) is +0; when
+/// no product can be -0 (productsNeverNegativeZero: positive constant
+/// frequencies, integer positions) it is the product bit for bit. So the
+/// transpose of the matmul (or the matmul itself) becomes the elementwise
+/// product generic `float(positions) * inv_freq` the RoPE angle matcher
+/// reads (RaiseRope.cpp), read through broadcasting maps.
+struct OuterProductAngles : OpRewritePattern<linalg::BatchMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::BatchMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isOuterProduct(op))
+      return rewriter.notifyMatchFailure(
+          op, "not a static K = 1 f32 product of positive constants and "
+              "integers (a -0 product would read +0 from the matmul)");
+    Value a = op.getDpsInputs()[0], c = op.getDpsInputs()[1];
+    // The matmul's one transpose [0, 2, 1], if it has one, is built in.
+    Operation *root = op;
+    bool transposed = false;
+    if (op->hasOneUse())
+      if (auto t = dyn_cast<linalg::TransposeOp>(*op->user_begin());
+          t && llvm::equal(t.getPermutation(), ArrayRef<int64_t>{0, 2, 1})) {
+        root = t;
+        transposed = true;
+      }
+    MLIRContext *ctx = op.getContext();
+    AffineExpr b = getAffineDimExpr(0, ctx), zero = getAffineConstantExpr(0, ctx);
+    AffineExpr m = getAffineDimExpr(transposed ? 2 : 1, ctx);
+    AffineExpr n = getAffineDimExpr(transposed ? 1 : 2, ctx);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {b, m, zero}, ctx),
+                                   AffineMap::get(3, 0, {b, zero, n}, ctx),
+                                   AffineMap::getMultiDimIdentityMap(3, ctx)};
+    auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
+    Location loc = op.getLoc();
+    Value init = tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, root->getResult(0)),
+        resultType.getElementType());
+    SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+    Value product =
+        linalg::GenericOp::create(
+            rewriter, loc, resultType, ValueRange{a, c}, init, maps, iterators,
+            [](OpBuilder &nb, Location l, ValueRange args) {
+              linalg::YieldOp::create(
+                  nb, l,
+                  arith::MulFOp::create(nb, l, args[0], args[1]).getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(root, product);
+    return success();
+  }
+};
+
+} // namespace
+
 void raise::populateRaiseContractionPatterns(RewritePatternSet &patterns) {
-  patterns.add<RaiseAttentionContractions>(patterns.getContext());
+  patterns.add<RaiseAttentionContractions, OuterProductAngles>(
+      patterns.getContext());
 }

@@ -271,6 +271,11 @@ void populateRaiseSinusoidalPatterns(mlir::RewritePatternSet &patterns,
 /// Batched contraction generics of an attention (the P.V of a softmax and
 /// the Q.K^T of its scores) as linalg.batch_matmul (RaiseContractions.cpp).
 void populateRaiseContractionPatterns(mlir::RewritePatternSet &patterns);
+/// Whether `table` (through elementwise ops, reshapes, a concat and a
+/// transpose) comes from a K = 1 batch_matmul of angles that those patterns
+/// will still rewrite into float(positions) * inv_freq (the RoPE raising
+/// waits for it rather than taking the table form).
+bool isPendingOuterProduct(mlir::Value table);
 void populateRaiseAttentionPatterns(mlir::RewritePatternSet &patterns,
                                     bool emitRemarks);
 void populateRaiseRopePatterns(mlir::RewritePatternSet &patterns,

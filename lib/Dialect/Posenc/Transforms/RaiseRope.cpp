@@ -91,6 +91,23 @@ static Value peelTableScale(Value table, double &scale) {
   return table;
 }
 
+/// `v` without a generic that copies its one input element by element (what
+/// HuggingFace's `cos * attention_scaling` becomes once arith folds the
+/// multiplication by 1.0 in its body).
+static Value peelCopy(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumResults() != 1 ||
+      !llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return v;
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 1 ||
+      cast<linalg::YieldOp>(body.getTerminator()).getValues().front() !=
+          body.getArgument(0))
+    return v;
+  return g.getDpsInputs()[0];
+}
+
 /// The angle tensor `emb` of a `math.cos`/`math.sin` table read by `a`,
 /// possibly times a constant `scale`.
 template <typename TrigOp>
@@ -102,8 +119,8 @@ static Value matchTrigTable(const Elementwise &mul, const Elementwise::Arg &a,
   // f16/bf16 graphs round the f32 tables to the input's type
   // (HuggingFace: `cos.to(x.dtype)`).
   table = peelCast<arith::TruncFOp>(peelUnitReshapes(table));
-  std::optional<Elementwise> trig = matchElementwiseOf<TrigOp>(
-      peelUnitReshapes(peelTableScale(peelUnitReshapes(table), scale)));
+  std::optional<Elementwise> trig = matchElementwiseOf<TrigOp>(peelCopy(
+      peelUnitReshapes(peelTableScale(peelUnitReshapes(table), scale))));
   if (!trig || !trig->isIdentity(trig->args[0]))
     return Value();
   return peelUnitReshapes(trig->args[0].input->get());
@@ -393,6 +410,8 @@ struct RaiseRope : OpRewritePattern<linalg::GenericOp> {
     std::optional<RopeMatch> m = matchRope(op->getResult(0), why);
     if (!m)
       return rewriter.notifyMatchFailure(op, why);
+    if (m->isTableForm() && isPendingOuterProduct(m->cosTable))
+      return rewriter.notifyMatchFailure(op, "the angles are still a matmul");
     if (m->isTableForm())
       return replaceWithTableRope(rewriter, op, *m, Layout::half, remarks);
     return replaceWithRope(rewriter, op, *m, Layout::half, remarks);
