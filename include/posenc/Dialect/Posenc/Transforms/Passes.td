@@ -99,6 +99,29 @@ def PosencRaisePass : Pass<"posenc-raise"> {
       elements of each pair of `x` reshaped to `[..., D/2, 2]` (Meta's LLaMA
       rotation in real arithmetic), cos/sin of `float(positions) * inv_freq`
       read along (S, pair); frequencies recovered as for the half layout.
+    - **RoPE in Meta's complex form** (`complex.create` of each pair, times
+      `freqs_cis = polar(1, pos * inv_freq)` read as `[1, S, 1, D/2]` or
+      `[S, D/2]`, `complex.re`/`complex.im` back): in `[B, H, S, D]` order
+      as a rope, in Meta's own `[B, S, H, D]` order as
+      `transpose(rope(transpose(x)))` (a permutation is exact); a transpose
+      of a GQA repeat or of an elementwise `extf`/`truncf` moves above it,
+      and upstream's transpose folds (included in the pattern set) cancel
+      the transpose pairs so the rope reaches the attention.
+    - **RoPE as one gathering generic** (ONNX `RotaryEmbedding` as
+      torch-mlir lowers it: cos/sin caches read with `tensor.extract` at the
+      position), and **the table form** for the interleaved and expanded
+      half forms when the tables match no formula.
+    - **Angles as HuggingFace computes them**: `inv_freq[None, :, None] @
+      float(position_ids)[:, None, :]` then transposed, a `batch_matmul`
+      whose contraction size is statically 1: with positive finite constant
+      frequencies and integer positions, each element is the product bit
+      for bit, so it is rewritten to the elementwise product.
+    - **Contractions** as `linalg.matmul` (transposed-B `indexing_maps` or
+      K through `linalg.transpose`) or generics with the reduction loop
+      anywhere, and **dynamic sequence lengths** (sizes traced to their
+      source or to a dominating `cf.assert`; causal only when `Sq == Sk`
+      is proven).
+    See docs/raising.md for each form's IR, its tests and its near misses.
 
     - **Score terms** on the attention's scores, values known at compile
       time (dense constants, or computed from constants: iotas, compares,
