@@ -79,34 +79,70 @@ template <typename F> static double parallelSeconds(int threads, F body) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-static double fmaGflops(int threads) {
-  const long iters = 40'000'000;
+/// One pass of `iters` iterations of fmaKernel on each of `threads` threads.
+static double fmaPassGflops(int threads, long iters) {
   std::vector<float> sinks(threads);
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
-    double secs = parallelSeconds(
-        threads, [&](int t) { fmaKernel(iters, &sinks[t]); });
-    best = std::max(best, 2.0 * kLanes * 16.0 * iters * threads / secs / 1e9);
-  }
-  return best;
+  double secs =
+      parallelSeconds(threads, [&](int t) { fmaKernel(iters, &sinks[t]); });
+  return 2.0 * kLanes * 16.0 * iters * threads / secs / 1e9;
 }
 
 /// Triad a[i] = b[i] + s * c[i] over arrays far larger than the caches;
 /// counts 3 x 4 bytes per element (no write-allocate traffic counted).
-static double triadGBs(int threads) {
-  const size_t n = size_t(1) << 26; // 3 arrays x 256 MiB
-  std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
-  double best = 0;
-  for (int rep = 0; rep < 5; ++rep) {
+struct TriadArrays {
+  std::vector<float> a, b, c;
+  explicit TriadArrays(size_t n) : a(n), b(n, 1.0f), c(n, 2.0f) {}
+
+  /// One pass on `threads` threads: GB/s.
+  double passGBs(int threads) {
+    size_t n = a.size();
     double secs = parallelSeconds(threads, [&](int t) {
       size_t lo = n * t / threads, hi = n * (t + 1) / threads;
       for (size_t i = lo; i < hi; ++i)
         a[i] = b[i] + 3.0f * c[i];
     });
-    best = std::max(best, 12.0 * n / secs / 1e9);
+    if (a[n / 2] != 7.0f)
+      std::fprintf(stderr, "triad check failed\n");
+    return 12.0 * n / secs / 1e9;
   }
-  if (a[n / 2] != 7.0f)
-    std::fprintf(stderr, "triad check failed\n");
+};
+
+#ifdef POSENC_PEAK_LIBRARY
+static TriadArrays *triadArrays = nullptr;
+
+extern "C" {
+/// The ISA the library was built for ("avx512", "avx2" or "scalar").
+const char *posenc_bench_isa() { return POSENC_VEC_NAME; }
+
+/// One FMA pass: GFLOP/s of `iters` iterations on each of `threads` threads.
+double posenc_bench_fma_pass(int threads, long iters) {
+  return fmaPassGflops(threads < 1 ? 1 : threads, iters);
+}
+
+/// One triad pass over three arrays of `n` floats (allocated and touched on
+/// the first call, or when `n` changes): GB/s.
+double posenc_bench_triad_pass(int threads, long n) {
+  if (!triadArrays || triadArrays->a.size() != size_t(n)) {
+    delete triadArrays;
+    triadArrays = new TriadArrays(size_t(n));
+  }
+  return triadArrays->passGBs(threads < 1 ? 1 : threads);
+}
+} // extern "C"
+#else
+/// The best of five passes of each, as the executable reports them.
+static double fmaGflops(int threads) {
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep)
+    best = std::max(best, fmaPassGflops(threads, 40'000'000));
+  return best;
+}
+
+static double triadGBs(int threads) {
+  TriadArrays arrays(size_t(1) << 26); // 3 arrays x 256 MiB
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep)
+    best = std::max(best, arrays.passGBs(threads));
   return best;
 }
 
@@ -125,3 +161,4 @@ int main(int argc, char **argv) {
               POSENC_VEC_NAME, threads, fma1, fmaN, bw);
   return 0;
 }
+#endif // POSENC_PEAK_LIBRARY

@@ -25,7 +25,15 @@ the GB/s of K/V read and the fraction reached of the roofline bound
 max(FLOPs / FMA peak, K/V bytes / triad bandwidth), both measured in the same
 run, with the ISA they were measured on.
 
-Usage: scripts/bench.sh [--quick] [--decode] [--cases PATTERN] [--write-docs]
+Sequential mode (the default) measures all calls of one case, then all of
+the next, each in a process of its own. Ratios between cases are taken with
+--interleave (bench/interleave.py): each encoded attention case alternates
+call by call with plain causal attention of its shape, and each decode case
+with a roofline probe (one FMA pass and one triad pass of bench/peak.cpp),
+so that load on the host reaches both sides of a ratio.
+
+Usage: scripts/bench.sh [--quick] [--decode] [--interleave] [--cases PATTERN[,...]]
+                        [--write-docs]
 """
 import argparse
 import fnmatch
@@ -38,6 +46,8 @@ import sys
 import time
 
 import numpy as np
+
+import interleave as ab
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -512,32 +522,37 @@ def naive_runner(case, build, threads):
     return run
 
 
+def runner(case, impl, build, threads):
+    """`fn(args, out)` calling `impl` of `case`, or {"error": why}."""
+    if impl == "naive":
+        return naive_runner(case, build, threads)
+    import posenc
+    try:
+        compiled = posenc.compile(case.program(impl),
+                                  pipeline=PIPELINES.get(impl, PIPELINES["fused"]))
+    except posenc.PosencError as e:
+        # The diagnostic, not the pipeline string the message starts with.
+        lines = str(e).splitlines() or ["failed"]
+        why = next((ln.split("error:", 1)[1] for ln in lines if "error:" in ln), lines[0])
+        return {"error": why.strip()[:200]}
+    if impl == "fused":
+        # Until the pipeline has a fused path, reference=false yields the
+        # reference code; do not report that as "fused".
+        plain = posenc.compile(case.program(), pipeline=PIPELINES["reference"])
+        if plain.lowered_ir == compiled.lowered_ir:
+            return {"error": "the pipeline has no fused path yet"}
+    if case.kind == "tosa_llama" or impl == "returning":  # returns its result
+        return lambda args, out: compiled(*args)  # noqa: E731
+    if impl == "out=":
+        return lambda args, out: compiled(*args, out=out)  # noqa: E731
+    return lambda args, out: compiled(*args, out)  # noqa: E731
+
+
 def measure(case, impl, build, repeat, threads):
     rng = np.random.default_rng(0)
-    if impl == "naive":
-        fn = naive_runner(case, build, threads)
-    else:
-        import posenc
-        try:
-            compiled = posenc.compile(case.program(impl),
-                                      pipeline=PIPELINES.get(impl, PIPELINES["fused"]))
-        except posenc.PosencError as e:
-            # The diagnostic, not the pipeline string the message starts with.
-            lines = str(e).splitlines() or ["failed"]
-            why = next((ln.split("error:", 1)[1] for ln in lines if "error:" in ln), lines[0])
-            return {"error": why.strip()[:200]}
-        if impl == "fused":
-            # Until the pipeline has a fused path, reference=false yields the
-            # reference code; do not report that as "fused".
-            plain = posenc.compile(case.program(), pipeline=PIPELINES["reference"])
-            if plain.lowered_ir == compiled.lowered_ir:
-                return {"error": "the pipeline has no fused path yet"}
-        if case.kind == "tosa_llama" or impl == "returning":  # returns its result
-            fn = lambda args, out: compiled(*args)  # noqa: E731
-        elif impl == "out=":
-            fn = lambda args, out: compiled(*args, out=out)  # noqa: E731
-        else:
-            fn = lambda args, out: compiled(*args, out)  # noqa: E731
+    fn = runner(case, impl, build, threads)
+    if isinstance(fn, dict):
+        return fn
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     args, out = case.inputs(rng)
     fn(args, out)  # warm-up (page faults, caches)
@@ -558,6 +573,45 @@ def measure(case, impl, build, repeat, threads):
     return result
 
 
+def plain_partner(case):
+    """Plain causal (or not, as the case) attention of an encoded case's
+    S, D and H: the denominator of its ratio."""
+    p = case.p
+    return Case(f"attn-plain-s{p['s']}-d{p['d']}-h{p['h']}", "attention", ["fused"],
+                s=p["s"], d=p["d"], h=p["h"], causal=p.get("causal", True))
+
+
+def measure_ab(case, build, repeat, threads):
+    """Interleaved A/B (bench/interleave.py): the fused encoded case
+    against plain attention of its shape, or a decode case against the
+    roofline probe. Returns the per-pair values of both sides."""
+    rng = np.random.default_rng(0)
+    fn = runner(case, "fused", build, threads)
+    if isinstance(fn, dict):
+        return fn
+    args, out = case.inputs(rng)
+    call = ab.timed(lambda: fn(args, out))
+    if case.kind == "decode":
+        probe = ab.RooflineProbe(build, threads, ARGS.quick)
+        peaks, times = ab.alternate([probe, call], repeat, 60.0)
+        result = {"t": times, "peaks": peaks, "isa": probe.isa}
+    else:
+        plain = plain_partner(case)
+        plain_fn = runner(plain, "fused", build, threads)
+        if isinstance(plain_fn, dict):
+            return plain_fn
+        plain_args, plain_out = plain.inputs(rng)
+        a, b = ab.alternate([ab.timed(lambda: plain_fn(plain_args, plain_out)), call],
+                            repeat, 60.0)
+        result = {"a": a, "b": b}
+    if ARGS.check:
+        err = float(np.max(np.abs(out - case.expected(args))))
+        if case.kind != "decode":
+            err = max(err, float(np.max(np.abs(plain_out - plain.expected(plain_args)))))
+        result["max_err"] = err
+    return result
+
+
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
@@ -569,6 +623,8 @@ def run_child(build, case, impl, repeat, threads):
         cmd.append("--quick")
     if ARGS.check:
         cmd.append("--check")
+    if ARGS.interleave:
+        cmd.append("--interleave")
     env = dict(os.environ, OMP_NUM_THREADS=str(threads),
                POSENC_BUILD_DIR=build, PYTHONPATH=os.path.join(ROOT, "python"))
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -600,11 +656,16 @@ class Table:
 
     def add(self, case, impl, r, cells):
         """One row: `cells` from the measurement `r`, or n/a with its error."""
+        self.add_row([case.name, impl], r, [case.name, impl] + cells)
+
+    def add_row(self, label, r, cells):
+        """The row `cells` (which start with the `label` cells), or the
+        label and n/a with the measurement's error."""
         if "error" in r:
-            row = [case.name, impl, "n/a: " + r["error"][:100]]
+            row = label + ["n/a: " + r["error"][:100]]
             row += [""] * (len(self.header) - len(row))
         else:
-            row = [case.name, impl] + cells
+            row = list(cells)
             if ARGS.check:
                 row.append(f"{r['max_err']:.1e}")
         line = fmt_row(row, self.widths)
@@ -647,15 +708,45 @@ same run (the roof that applies in parentheses); % of bound = bound / median tim
 """
 
 
+SEQUENTIAL_MODE = (
+    "sequential mode: each case's calls run back to back in a process of its own, one "
+    "case after another; medians of up to {repeat} calls after one warm-up. A burst of "
+    "load on a shared host can reach one row and not the row it is compared with, so "
+    "ratios between cases are taken with `--interleave`, which alternates the two sides "
+    "call by call.")
+
+
+def printed_line(flags):
+    """Who printed a docs section, when, from which commit, in which mode."""
+    mode = ("interleaved mode (bench/interleave.py), up to {repeat} pairs after one warm-up "
+            "call of each side." if ARGS.interleave else SEQUENTIAL_MODE)
+    return (f"Printed by `scripts/bench.sh{flags} --write-docs` on {time.strftime('%Y-%m-%d')} "
+            f"at commit {ab.commit_measured(ROOT)}, {mode.format(repeat=ARGS.repeat)}\n\n")
+
+
+def write_interleaved_docs(path, tables, machine):
+    """Replaces (or adds, before the Decode section) the interleaved A/B
+    section of docs/bench-cpu.md; the other sections stay."""
+    section = ab.SECTION + "\n\n" + ab.SECTION_TEXT + "\n" + printed_line(" --interleave") + machine
+    section += "\n\n".join("\n".join(tables[kind].lines)
+                           for kind in ("prefill", "decode") if tables.get(kind)) + "\n"
+    old = open(path).read() if os.path.exists(path) else "# CPU benchmark results\n\n"
+    with open(path, "w") as fh:
+        fh.write(ab.splice_section(old, section))
+    print(f"wrote the {ab.SECTION[3:]} section of {path}")
+
+
 def write_docs(tables, peak, decode_only):
     """Writes the tables to docs/bench-cpu.md. A decode-only run replaces
-    just the Decode section, so the prefill figures of an earlier run stay."""
-    path = os.path.join(ROOT, "docs", "bench-cpu.md")
+    just the Decode section, so the prefill figures of an earlier run stay;
+    an interleaved run, just its own section."""
+    path = ARGS.docs
     machine = (f"Machine ({peak['isa']}, {peak['threads']} threads): FMA peak "
                f"{peak['fma_gflops']:.1f} GFLOP/s, triad bandwidth {peak['triad_gbs']:.1f} "
                "GB/s, measured in the same run by `posenc-bench-peak`.\n\n")
-    printed = (f"Printed by `scripts/bench.sh --write-docs` on {time.strftime('%Y-%m-%d')}; "
-               f"medians of up to {ARGS.repeat} runs.\n\n")
+    if ARGS.interleave:
+        return write_interleaved_docs(path, tables, machine)
+    printed = printed_line(" --decode" if decode_only else "")
     decode = ""
     if tables.get("decode"):
         decode = (DECODE_DOC + "\n" + printed + machine
@@ -681,7 +772,7 @@ def write_docs(tables, peak, decode_only):
     print(f"wrote {path}")
     if not ARGS.quick and tables.get("prefill"):
         subprocess.run([sys.executable, os.path.join(HERE, "plot_bench.py"), path,
-                        os.path.join(ROOT, "docs", "bench-cpu.svg")], check=True)
+                        os.path.splitext(path)[0] + ".svg"], check=True)
 
 
 def main():
@@ -689,7 +780,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--quick", action="store_true", help="tiny sizes: checks the harness, not speed")
-    ap.add_argument("--cases", default="*", help="fnmatch pattern of case names")
+    ap.add_argument("--cases", default="*",
+                    help="fnmatch pattern(s) of case names, separated by commas")
     ap.add_argument("--decode", action="store_true",
                     help="only the decode cases (decode-*; --cases narrows them further)")
     ap.add_argument("--impls", default="fused,reference,naive,raised,handwritten,unraised,"
@@ -698,9 +790,15 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--check", action="store_true",
                     help="also compare every result with posenc.reference (small sizes)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="A/B mode: each encoded attention case alternates call by call "
+                         "with plain attention of its shape, each decode case with the "
+                         "roofline probe (--repeat pairs); ratios per pair")
     ap.add_argument("--write-docs", action="store_true",
                     help="write the table(s) to docs/bench-cpu.md (with --decode: "
-                         "only its Decode section)")
+                         "only its Decode section; with --interleave: only its section)")
+    ap.add_argument("--docs", default=os.path.join(ROOT, "docs", "bench-cpu.md"),
+                    help="the page --write-docs writes (its plot next to it)")
     ap.add_argument("--child")
     ap.add_argument("--impl")
     ARGS = ap.parse_args()
@@ -708,19 +806,52 @@ def main():
     cases = {c.name: c for c in all_cases(ARGS.quick)}
 
     if ARGS.child:
-        print(json.dumps(measure(cases[ARGS.child], ARGS.impl, build, ARGS.repeat, ARGS.threads)))
+        measured = (measure_ab(cases[ARGS.child], build, ARGS.repeat, ARGS.threads)
+                    if ARGS.interleave else
+                    measure(cases[ARGS.child], ARGS.impl, build, ARGS.repeat, ARGS.threads))
+        print(json.dumps(measured))
         return 0
 
     peak = machine_peak(build, ARGS.threads)
     print(f"machine: {peak['isa']}, {peak['threads']} threads: FMA peak "
           f"{peak['fma_gflops']:.1f} GFLOP/s ({peak['fma_gflops_1t']:.1f} on 1 thread), "
           f"triad bandwidth {peak['triad_gbs']:.1f} GB/s")
+    patterns = ARGS.cases.split(",")
+    selected = [c for c in cases.values()
+                if any(fnmatch.fnmatch(c.name, pat) for pat in patterns)
+                and (c.kind == "decode" or not ARGS.decode)]
+    tables = run_interleaved(selected, build, peak) if ARGS.interleave else \
+        run_sequential(selected, build, peak)
+    if ARGS.write_docs:
+        write_docs(tables, peak, ARGS.decode)
+    return 0
+
+
+def run_interleaved(selected, build, peak):
+    """The A/B tables: encoded attention cases against plain attention of
+    their shape, decode cases against the roofline probe."""
+    tables = {}
+    for case in selected:
+        if case.kind == "decode":
+            kind, layout, cells = "decode", ab.DECODE_AB_TABLE, ab.decode_ab_cells
+        elif case.kind == "attention" and case.p.get("encoding", "plain") != "plain":
+            kind, layout, cells = "prefill", ab.AB_TABLE, ab.ab_cells
+        else:
+            continue
+        if kind not in tables:
+            tables[kind] = Table(*layout)
+        r = run_child(build, case, "fused", ARGS.repeat, ARGS.threads)
+        row = [] if "error" in r else cells(peak["isa"], case, r)
+        tables[kind].add_row([peak["isa"], case.name], r, row)
+    return tables
+
+
+def run_sequential(selected, build, peak):
+    """The tables of the default mode: each (case, implementation) on its own."""
     impls = ARGS.impls.split(",")
     tables = {}
-    for case in cases.values():
+    for case in selected:
         kind = "decode" if case.kind == "decode" else "prefill"
-        if not fnmatch.fnmatch(case.name, ARGS.cases) or (ARGS.decode and kind != "decode"):
-            continue
         for impl in case.impls:
             if impl not in impls:
                 continue
@@ -730,9 +861,7 @@ def main():
             cells = [] if "error" in r else (
                 decode_cells(case, r, peak) if kind == "decode" else prefill_cells(case, r, peak))
             tables[kind].add(case, impl, r, cells)
-    if ARGS.write_docs:
-        write_docs(tables, peak, ARGS.decode)
-    return 0
+    return tables
 
 
 ARGS = None
