@@ -36,10 +36,12 @@ static bool isFullWidthTable(Value table, RotaryAttr rope) {
 /// buildRotaryTables: one generic per half (x_p, x_{p+R/2} are contiguous
 /// slices, no partner gather), each writing its own slice of the result so
 /// that both bufferize in place. Same math and roundings as
-/// applyRotaryToTile.
+/// applyRotaryToTile. A `decay` [R/2] (xPos, keyTileDecayFactor) scales
+/// pair p's two results before they are rounded, as it would scale cos and
+/// sin.
 static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
                                      RotaryAttr rope, Value cosTile,
-                                     Value sinTile, FloatType c) {
+                                     Value sinTile, FloatType c, Value decay) {
   auto tileType = cast<RankedTensorType>(tile.getType());
   Type elemType = tileType.getElementType();
   MLIRContext *ctx = b.getContext();
@@ -71,13 +73,21 @@ static Value applyHalfRotaryBySlices(OpBuilder &b, Location loc, Value tile,
     int64_t col = fullWidth && !first ? half : 0;
     Value cosHalf = fullWidth ? slice(cosTile, col, h) : cosTile;
     Value sinHalf = fullWidth ? slice(sinTile, col, h) : sinTile;
+    SmallVector<Value> inputs = {x1, x2, cosHalf, sinHalf};
+    SmallVector<AffineMap> maps(4, id);
+    if (decay) {
+      inputs.push_back(decay);
+      maps.push_back(mapOf(ctx, 2, {1}));
+    }
+    maps.push_back(id);
     Value rotated = buildGeneric(
-        b, loc, ValueRange{x1, x2, cosHalf, sinHalf},
-        slice(out, first ? 0 : half, h), {id, id, id, id, id}, iterators(2),
+        b, loc, inputs, slice(out, first ? 0 : half, h), maps, iterators(2),
         [&](OpBuilder &b, Location loc, ValueRange a) {
           Value x = castFloat(b, loc, a[first ? 0 : 1], c);
           Value y = castFloat(b, loc, a[first ? 1 : 0], c);
           Value r = buildRotatedElement(b, loc, x, y, a[2], a[3], first);
+          if (decay)
+            r = arith::MulFOp::create(b, loc, r, a[4]);
           // posenc.rope stores its result in the element type.
           yieldValue(b, loc,
                      castFloat(b, loc, castFloat(b, loc, r, elemType), c));
@@ -114,7 +124,8 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                                FloatType c, Value cosTile = Value(),
                                Value sinTile = Value(),
                                Value logDecay = Value(),
-                               Value xposCenter = Value()) {
+                               Value xposCenter = Value(),
+                               Value decay = Value()) {
   auto tileType = cast<RankedTensorType>(tile.getType());
   Type elemType = tileType.getElementType();
   MLIRContext *ctx = b.getContext();
@@ -171,6 +182,12 @@ static Value applyRotaryToTile(OpBuilder &b, Location loc, Value tile,
                          tensor::ExtractOp::create(b, loc, sinTile,
                                                    ValueRange{row, col}),
                          c);
+          if (decay) {
+            // xPos: the pair's factor (keyTileDecayFactor).
+            Value f = tensor::ExtractOp::create(b, loc, decay, idx.pair);
+            cs = arith::MulFOp::create(b, loc, cs, f);
+            sn = arith::MulFOp::create(b, loc, sn, f);
+          }
         } else {
           Value inv = tensor::ExtractOp::create(b, loc, invFreq, idx.pair);
           std::tie(cs, sn) = buildRotaryCosSin(b, loc, args[1], inv, angleType,
@@ -347,15 +364,17 @@ posenc::decompose::rotaryTables(OpBuilder &b, Location loc, RotaryAttr rope,
 
 Value posenc::decompose::vectorPrologue(OpBuilder &b, Location loc, Value tile,
                                         RotaryAttr rope, Value cosTile,
-                                        Value sinTile, FloatType c) {
+                                        Value sinTile, FloatType c,
+                                        Value decay) {
   // Without RoPE a half K/V tile stays half: the contractions extend each
   // element in registers (no converted copy in memory).
   if (!rope)
     return tile;
   if (rope && rope.getLayout() == Layout::half)
-    return applyHalfRotaryBySlices(b, loc, tile, rope, cosTile, sinTile, c);
+    return applyHalfRotaryBySlices(b, loc, tile, rope, cosTile, sinTile, c,
+                                   decay);
   Value result = applyRotaryToTile(b, loc, tile, rope, Value(), Value(), c,
-                                   cosTile, sinTile);
+                                   cosTile, sinTile, Value(), Value(), decay);
   markVectorTile(result, {1, 0});
   return result;
 }
@@ -395,12 +414,12 @@ std::pair<Value, Value> posenc::decompose::decayKeyTablesPerTile(
   return {scaled.getResult(0), scaled.getResult(1)};
 }
 
-std::pair<Value, Value> posenc::decompose::keyTileDecayedRows(
-    OpBuilder &b, Location loc, Value cosT, Value sinT, Value positions,
-    Value logDecay, Value center, ArrayRef<Value> lead, Value start,
-    Value size, int64_t padTo, FloatType c) {
+Value posenc::decompose::keyTileDecayFactor(OpBuilder &b, Location loc,
+                                            Value positions, Value logDecay,
+                                            Value center, ArrayRef<Value> lead,
+                                            Value start, FloatType c) {
   MLIRContext *ctx = b.getContext();
-  // The tile's factor exp((pos_start - center) logDecay), R/2 exps.
+  // exp((pos_start - center) logDecay): R/2 exps per key tile.
   SmallVector<Value> posAt = tableLead(positions, 1, lead);
   posAt.push_back(start);
   Value first = tensor::ExtractOp::create(b, loc, positions, posAt);
@@ -412,7 +431,5 @@ std::pair<Value, Value> posenc::decompose::keyTileDecayedRows(
         yieldValue(b, loc, buildXPosDecay(b, loc, first, center, a[0]));
       });
   markVectorTile(factor, {0});
-  return scaleTableRows(b, loc, cosT, sinT, lead, start, size,
-                        ValueRange{factor}, {mapOf(ctx, 2, {1})}, padTo, c,
-                        [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  return factor;
 }

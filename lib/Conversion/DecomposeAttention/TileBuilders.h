@@ -297,32 +297,34 @@ rotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
 /// extend each element in registers), the slice
 /// form of RoPE for `half`, the generic (gathering) form for `interleaved`,
 /// both reading cos and sin from [rows x R/2] slices of rotaryTables; every
-/// op marked for vectorization.
+/// op marked for vectorization. With xPos, `decay` (keyTileDecayFactor, [R/2])
+/// scales each pair's rotation (as it would scale its cos and sin) inside
+/// the rotation, with no scaled copy of the tables.
 mlir::Value vectorPrologue(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value tile, RotaryAttr rope,
                            mlir::Value cosTile, mlir::Value sinTile,
-                           mlir::FloatType c);
+                           mlir::FloatType c,
+                           mlir::Value decay = mlir::Value());
 
 /// The vector layout's key cos/sin tables with xPos, built once per op: row
 /// j scaled by the decay relative to the first row of its key tile (tiles of
 /// `keyTile` rows from 0), exp((pos_j - pos_{j - j mod keyTile}) logDecay),
 /// which depends on positions only; a key tile then needs one [R/2] factor
-/// (keyTileDecayedRows) instead of an exp per element.
+/// (keyTileDecayFactor) instead of an exp per element.
 std::pair<mlir::Value, mlir::Value>
 decayKeyTablesPerTile(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
                       mlir::Value sinT, mlir::Value positions,
                       mlir::Value logDecay, int64_t keyTile, mlir::FloatType c);
 
-/// Rows [start, start+size) of decayKeyTablesPerTile's tables (`start` the
-/// first row of a key tile) at `lead`, times the tile's factor
-/// exp((pos_start - center) logDecay), zero-padded to `padTo` rows (0: not
-/// padded): the decay around `center` of every row.
-std::pair<mlir::Value, mlir::Value>
-keyTileDecayedRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cosT,
-                   mlir::Value sinT, mlir::Value positions,
-                   mlir::Value logDecay, mlir::Value center,
-                   llvm::ArrayRef<mlir::Value> lead, mlir::Value start,
-                   mlir::Value size, int64_t padTo, mlir::FloatType c);
+/// The factor [R/2] of the key tile starting at row `start` (at `lead`),
+/// exp((pos_start - center) logDecay): with it, the rows of
+/// decayKeyTablesPerTile's tables carry the decay around `center` (the
+/// query tile's, xposTileCenters) of every row. vectorPrologue applies it.
+mlir::Value keyTileDecayFactor(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value positions, mlir::Value logDecay,
+                               mlir::Value center,
+                               llvm::ArrayRef<mlir::Value> lead,
+                               mlir::Value start, mlir::FloatType c);
 
 //===----------------------------------------------------------------------===//
 // Shaw's key term (ShawTerms.cpp)

@@ -166,7 +166,10 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
   }
   // DeBERTa's c2p band, carried from key tile to key tile (last).
   if (FusedAttentionOp(info.op).getDebertaPosKey())
-    init.push_back(buildDebertaC2PRows(kBegin, 0, Value()));
+    init.push_back(buildDebertaC2PRows(
+        kBegin, 0,
+        tensor::EmptyOp::create(
+            b, loc, ArrayRef<int64_t>{debertaBandRows, tq}, c)));
   auto mainLoop = scf::ForOp::create(
       b, loc, kBegin, fullEnd, tkV, init,
       [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
@@ -200,13 +203,14 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   };
   Value kCosRows = kCos ? rowsOf(kCos) : Value();
   Value kSinRows = kSin ? rowsOf(kSin) : Value();
+  Value kDecay;
   if (tables.kLogDecay)
-    std::tie(kCosRows, kSinRows) = keyTileDecayedRows(
-        b, loc, kCos, kSin, FusedAttentionOp(info.op).getKPositions(),
-        tables.kLogDecay, xposCenters.k, task.kvLead, kStart, kSize,
-        tail ? tk : 0, c);
+    kDecay = keyTileDecayFactor(b, loc,
+                                FusedAttentionOp(info.op).getKPositions(),
+                                tables.kLogDecay, xposCenters.k, task.kvLead,
+                                kStart, c);
   Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
-                               kSinRows, c);
+                               kSinRows, c, kDecay);
   Value vTile = rowsOf(info.v);
 
   Value s;

@@ -151,8 +151,8 @@ private:
   mlir::Value buildDebertaP2C(mlir::Value kStart, mlir::Value kTile,
                               int64_t numRows, mlir::Value init);
   /// The first `numRows` rows (0: debertaBandRows) of the c2p band of the
-  /// key tile at `kStart`: pos_key[c(band)] Q~^T, [numRows x tq], written
-  /// into `dest` when given.
+  /// key tile at `kStart`: pos_key[c(band)] Q~^T, [numRows x tq], copied
+  /// into `dest` when given (computed in a buffer of its own either way).
   mlir::Value buildDebertaC2PRows(mlir::Value kStart, int64_t numRows,
                                   mlir::Value dest);
   /// DeBERTa's bands of the key tile at `kStart` (K~ tile `kTile`):

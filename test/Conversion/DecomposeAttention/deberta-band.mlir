@@ -3,6 +3,7 @@
 // RUN: posenc-opt %s --posenc-fuse-attention | posenc-opt | FileCheck %s --check-prefix=FUSED
 // RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=REFERENCE
+// RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=VECTORS
 
 // DeBERTa's attention fused (SPEC.md: both terms as per-tile band products
 // gathered by index, no Sq x Sk tensor; docs/design.md, "DeBERTa's band
@@ -38,7 +39,8 @@
 // CHECK: scf.forall
 // CHECK-NOT: math.log
 // CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
-// CHECK: %[[FIRST:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
+// CHECK: %[[PRODUCT:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<96x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<96x32xf32>)
+// CHECK: %[[FIRST:.*]] = linalg.copy {{.*}} ins(%[[PRODUCT]] : tensor<96x32xf32>)
 // CHECK: scf.for {{.*}} iter_args({{.*}}, %[[BAND:.*]] = %[[FIRST]]) -> ({{.*}}, tensor<96x32xf32>)
 // CHECK-NOT: math.log
 // CHECK: %[[P2C:.*]] = tensor.empty() : tensor<64x96xf32>
@@ -64,8 +66,10 @@
 // CHECK: linalg.generic {{.*}} ins(%[[EIGHT]] : tensor<8x32xf32>) outs(%[[DEST]] : tensor<64x32xf32>)
 // CHECK: } else {
 // CHECK: tensor.extract %arg3[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<4x24x16xf32>
-// CHECK: %[[ZEROROWS:.*]] = linalg.fill {{.*}} outs(%[[DEST]] : tensor<64x32xf32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x32xf32>) outs(%[[ZEROROWS]] : tensor<64x32xf32>)
+// CHECK: %[[OWN:.*]] = bufferization.alloc_tensor() : tensor<64x32xf32>
+// CHECK: %[[ZEROROWS:.*]] = linalg.fill {{.*}} outs(%[[OWN]] : tensor<64x32xf32>)
+// CHECK: %[[ROWS:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x32xf32>) outs(%[[ZEROROWS]] : tensor<64x32xf32>)
+// CHECK: linalg.copy {{.*}} ins(%[[ROWS]] : tensor<64x32xf32>) outs(%[[DEST]] : tensor<64x32xf32>)
 // CHECK: %[[NEXT:.*]] = tensor.insert_slice %[[FRESH]] into %[[MOVED]][0, 0] [64, 32]
 // CHECK: scf.yield {{.*}}, %[[NEXT]] :
 // CHECK-NOT: tensor<{{.*}}100x180x
@@ -94,6 +98,14 @@
 // can fail).
 // REFERENCE-LABEL: func.func @deberta
 // REFERENCE: memref.alloc() {{.*}} : memref<1x4x100x180xf32>
+//
+// Every band product keeps its register tiles' accumulators in registers
+// across the reduction (hoisted): none is written per step into a view of
+// the carried band (a strided memref), as the next rows' product was when
+// it wrote into the band's slice.
+// VECTORS-LABEL: func.func @deberta
+// VECTORS-NOT: vector.transfer_write {{.*}} : vector<8x{{[0-9]+}}xf32>, memref<{{[^>]*}}strided
+// VECTORS: return
 func.func @deberta(%q: tensor<1x4x100x16xf32>, %k: tensor<1x4x180x16xf32>,
                    %v: tensor<1x4x180x16xf32>, %pk: tensor<4x24x16xf32>,
                    %pq: tensor<24x16xf32>) -> tensor<1x4x100x16xf32> {
