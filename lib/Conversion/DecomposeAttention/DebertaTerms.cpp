@@ -324,15 +324,12 @@ void VectorTileBuilder::buildDebertaBands(Value kStart, Value kTile,
         scf::YieldOp::create(b, loc, broadcastFirst(few, 1, dest));
       },
       [&](OpBuilder &, Location) {
-        scf::YieldOp::create(
-            b, loc,
-            buildDebertaP2C(kStart, kTile, debertaBandRows, zeroedInto(dest)));
+        scf::YieldOp::create(b, loc, buildDebertaP2CBand(kStart, kTile, dest));
       });
   debertaP2C = p2c.getResult(0);
 }
 
-Value VectorTileBuilder::buildDebertaP2C(Value kStart, Value kTile,
-                                         int64_t numRows, Value init) {
+Value VectorTileBuilder::gatherDebertaRowsT(Value kStart, int64_t numRows) {
   // The rows transposed, [D x rows], so that the product's vector lanes
   // (the band rows) read contiguous memory, as S^T's read Q~^T.
   OpFoldResult rowsI = b.getIndexAttr(numRows);
@@ -346,10 +343,59 @@ Value VectorTileBuilder::buildDebertaP2C(Value kStart, Value kTile,
         yieldValue(b, loc, a[0]);
       });
   markVectorTile(rowsT, {16, 16});
+  return rowsT;
+}
+
+Value VectorTileBuilder::buildDebertaP2C(Value kStart, Value kTile,
+                                         int64_t numRows, Value init) {
   // P [tk x rows] = K~ pos_query[c(band)]^T  (loops j, u, d)
-  Value p = contract(b, loc, c, kTile, {0, 2}, rowsT, {2, 1}, init);
+  Value p = contract(b, loc, c, kTile, {0, 2},
+                     gatherDebertaRowsT(kStart, numRows), {2, 1}, init);
   markVectorTile(p, {divisorAtMost(tk, 8), divisorAtMost(numRows, 32), 1});
   return p;
+}
+
+Value VectorTileBuilder::buildDebertaP2CBand(Value kStart, Value kTile,
+                                             Value dest) {
+  // Key jLocal reads band rows u = iLocal - jLocal + tk - 1 only: the first
+  // h = tk/2 keys rows u >= tk - h, the others rows u < tq + tk - h - 1.
+  // Two [h x ~(tq + h)] products cover every row read, a quarter fewer
+  // FMAs than the [tk x rows] one at tq = tk (the rows no key reads are
+  // left unwritten). Each goes into a buffer of its own and is copied
+  // (so that its accumulators are hoisted, as buildDebertaC2PRows').
+  int64_t rowsAll = debertaBandRows, h = tk / 2;
+  if (tk < 16 || tk % 2)
+    return buildDebertaP2C(kStart, kTile, rowsAll, zeroedInto(dest));
+  Value rowsT = gatherDebertaRowsT(kStart, rowsAll);
+  int64_t lowCols = std::min<int64_t>(rowsAll, llvm::alignTo(tq + tk - h - 1, 16));
+  struct Part {
+    int64_t key0, col0, cols;
+  };
+  SmallVector<OpFoldResult> ones(2, b.getIndexAttr(1));
+  for (Part part : {Part{0, tk - h, rowsAll - (tk - h)}, Part{h, 0, lowCols}}) {
+    OpFoldResult hI = b.getIndexAttr(h), colsI = b.getIndexAttr(part.cols);
+    OpFoldResult key0 = b.getIndexAttr(part.key0), col0 = b.getIndexAttr(part.col0);
+    OpFoldResult zero = b.getIndexAttr(0);
+    Value keys = tensor::ExtractSliceOp::create(
+        b, loc, kTile, ArrayRef<OpFoldResult>{key0, zero},
+        ArrayRef<OpFoldResult>{hI, dq}, ones);
+    Value cols = tensor::ExtractSliceOp::create(
+        b, loc, rowsT, ArrayRef<OpFoldResult>{zero, col0},
+        ArrayRef<OpFoldResult>{dq, colsI}, ones);
+    Value own = zeroedInto(bufferization::AllocTensorOp::create(
+        b, loc, RankedTensorType::get({h, part.cols}, c), ValueRange()));
+    Value p = contract(b, loc, c, keys, {0, 2}, cols, {2, 1}, own);
+    markVectorTile(p, {divisorAtMost(h, 8), divisorAtMost(part.cols, 32), 1});
+    Value into = tensor::ExtractSliceOp::create(
+        b, loc, dest, ArrayRef<OpFoldResult>{key0, col0},
+        ArrayRef<OpFoldResult>{hI, colsI}, ones);
+    Value copied = linalg::CopyOp::create(b, loc, p, into).getResult(0);
+    markVectorTile(copied, {1, 0});
+    dest = tensor::InsertSliceOp::create(b, loc, copied, dest,
+                                         ArrayRef<OpFoldResult>{key0, col0},
+                                         ArrayRef<OpFoldResult>{hI, colsI}, ones);
+  }
+  return dest;
 }
 
 Value VectorTileBuilder::addDebertaTerms(OpBuilder &b, Location loc,

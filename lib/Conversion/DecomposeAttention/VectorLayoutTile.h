@@ -150,6 +150,12 @@ private:
   /// into `init` (zeros).
   mlir::Value buildDebertaP2C(mlir::Value kStart, mlir::Value kTile,
                               int64_t numRows, mlir::Value init);
+  /// The full p2c band [tk x debertaBandRows] in `dest`: every entry a
+  /// score reads (addDebertaTerms), as two half-key products.
+  mlir::Value buildDebertaP2CBand(mlir::Value kStart, mlir::Value kTile,
+                                  mlir::Value dest);
+  /// gatherDebertaRows of pos_query transposed: [D x numRows].
+  mlir::Value gatherDebertaRowsT(mlir::Value kStart, int64_t numRows);
   /// The first `numRows` rows (0: debertaBandRows) of the c2p band of the
   /// key tile at `kStart`: pos_key[c(band)] Q~^T, [numRows x tq], copied
   /// into `dest` when given (computed in a buffer of its own either way).

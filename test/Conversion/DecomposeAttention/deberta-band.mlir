@@ -50,10 +50,18 @@
 // CHECK: %[[FEW:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[FEW]] : tensor<64x16xf32>) outs(%[[P2C]] : tensor<64x96xf32>)
 // CHECK: } else {
-// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[P2C]] : tensor<64x96xf32>)
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<96x16xf32>) outs(%{{.*}} : tensor<16x96xf32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x96xf32>) outs(%[[ZERO]] : tensor<64x96xf32>)
+// CHECK: %[[ROWST:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<96x16xf32>) outs(%{{.*}} : tensor<16x96xf32>)
+// Keys 0..31 read band rows 32..94, keys 32..63 rows 0..62: two
+// [32 x 64] products, not one [64 x 96].
+// CHECK: %[[HIGHROWS:.*]] = tensor.extract_slice %[[ROWST]][0, 32] [16, 64]
+// CHECK: %[[HIGH:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[HIGHROWS]] : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>)
+// CHECK: %[[HIGHDEST:.*]] = tensor.extract_slice %[[P2C]][0, 32] [32, 64]
+// CHECK: linalg.copy {{.*}} ins(%[[HIGH]] : tensor<32x64xf32>) outs(%[[HIGHDEST]] : tensor<32x64xf32>)
+// CHECK: %[[LOWROWS:.*]] = tensor.extract_slice %[[ROWST]][0, 0] [16, 64]
+// CHECK: %[[LOW:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %[[LOWROWS]] : tensor<32x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<32x64xf32>)
+// CHECK: linalg.copy {{.*}} ins(%[[LOW]] : tensor<32x64xf32>)
+// CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[32, 0] [32, 64]
 // CHECK: tensor.extract %[[BAND]][%{{.*}}, %{{.*}}] : tensor<96x32xf32>
 // CHECK: tensor.extract %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x96xf32>
 // CHECK: %[[KEPT:.*]] = bufferization.alloc_tensor() : tensor<32x32xf32>
