@@ -10,7 +10,10 @@ Here both sides of a ratio are measured in one process, call by call:
 - a decode case against the roofline probe of bench/peak.cpp (one FMA pass
   and one triad pass, libposenc_bench_peak.so through ctypes), so each
   decode call has its own bound max(FLOPs / FMA peak, K/V bytes / triad
-  bandwidth) measured next to it (issue 11's targets).
+  bandwidth) measured next to it (issue 11's targets);
+- a Python call that returns its result against the same call writing into
+  the caller's array, `out=` (case `rope-*-call`; issue 11: the returning
+  call at most 1.2x the destination-passing one).
 
 After one warm-up call of each side the two alternate, A B, B A, A B, ...
 (neither side always runs first); each pair gives one ratio, and the table
@@ -27,6 +30,10 @@ import time
 ENCODING_TARGETS = {"t5": 1.10, "xpos": 1.10, "xl": 2.2, "deberta": 2.5}
 
 SECTION = "## Interleaved A/B"
+
+
+# Issue 11: a returning call / the same call with out=.
+CALL_TARGET = 1.2
 
 
 def encoding_target(case):
@@ -123,6 +130,20 @@ DECODE_AB_TABLE = (["ISA", "case", "pairs", "decode ms", "K/V GB/s", "triad GB/s
                    [6, 25, 5, 9, 8, 10, 13, 10, 11, 8])
 
 
+CALL_AB_TABLE = (["ISA", "case", "pairs", "out= ms", "returning ms", "ratio", "ratio IQR",
+                  "target"], [6, 24, 5, 9, 12, 5, 11, 6])
+
+
+def call_ab_cells(isa, case, r):
+    """A Python-call A/B row: medians of the out= and the returning call,
+    the median per-pair ratio (returning / out=) and its interquartile range."""
+    dest, ret = r["a"], r["b"]
+    ratio, q1, q3 = spread([b / a for a, b in zip(dest, ret)])
+    return [isa, case.name, len(dest), f"{statistics.median(dest) * 1e3:.3f}",
+            f"{statistics.median(ret) * 1e3:.3f}", f"{ratio:.2f}", f"{q1:.2f}-{q3:.2f}",
+            f"{CALL_TARGET:.2f}"]
+
+
 def ab_cells(isa, case, r):
     """A prefill A/B row: medians of each side, the median per-pair ratio
     (encoded / plain) and its interquartile range."""
@@ -166,8 +187,10 @@ encoded attention case runs in one process with plain causal attention of the
 same S, D and H, and each decode case with the roofline probe of
 `posenc-bench-peak` (one FMA pass and one triad pass); after one warm-up call of
 each the two sides alternate call by call (A B, B A, ...), so load on the host
-reaches both sides of each pair. ratio = median of the per-pair ratios encoded /
-plain, with their interquartile range; % of bound = median of the per-pair
+reaches both sides of each pair; each `rope-*-call` case alternates its call
+returning the result with the same call writing into the caller's array (`out=`).
+ratio = median of the per-pair ratios encoded / plain (returning / out=), with
+their interquartile range; % of bound = median of the per-pair
 bound / decode time, the bound being max(FLOPs / FMA pass, K/V bytes / triad
 pass) of the probe next to that call.
 """

@@ -16,8 +16,11 @@ Implementations:
              the fused pipeline's standalone RoPE called from Python as a
              function returning its result (`y = f(x, pos)`) and with the
              caller's array (`f(x, pos, out=y)`), case `rope-*-call`: what
-             fresh result memory costs a returning call (issue 11: at most
-             1.2x the out= call)
+             a returning call costs over a destination-passing one (issue
+             11: at most 1.2x the out= call)
+
+Every case writes its result into a 64-byte aligned array
+(`posenc.empty_like`).
 
 Decode cases (a few new query rows against a long KV cache, `decode-*`) are
 memory-bound or compute-bound depending on the host: their own table gives
@@ -281,14 +284,14 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %pk: {tt}, %pq: {tt}, %out: {mt})
         if self.kind in ("rope", "rope_call"):
             x = rng.standard_normal(p["shape"], dtype=np.float32)
             pos = np.arange(p["shape"][-2], dtype=np.int32)
-            return [x, pos], np.empty_like(x)
+            return [x, pos], _destination_like(x)
         s, d, h, hkv = p["s"], p["d"], p["h"], p.get("hkv", p["h"])
         enc = p.get("encoding", "plain")
         if enc == "shaw":
             q, k, v = (rng.standard_normal((h, s, d), dtype=np.float32) for _ in range(3))
             rk = rng.standard_normal((2 * p["K"] + 1, d), dtype=np.float32)
             rv = rng.standard_normal((2 * p["K"] + 1, d), dtype=np.float32)
-            return [q, k, v, rk, rv], np.empty_like(q)
+            return [q, k, v, rk, rv], _destination_like(q)
         q = rng.standard_normal((1, h, s, d), dtype=np.float32)
         k = rng.standard_normal((1, hkv, s, d), dtype=np.float32)
         v = rng.standard_normal((1, hkv, s, d), dtype=np.float32)
@@ -303,7 +306,16 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %pk: {tt}, %pq: {tt}, %out: {mt})
         if enc == "deberta":
             args += [rng.standard_normal((h, 2 * p["span"], d), dtype=np.float32)
                      for _ in range(2)]
-        return args, np.empty_like(q)
+        return args, _destination_like(q)
+
+
+def _destination_like(x):
+    """The result array a case writes: 64-byte aligned (posenc.empty_like),
+    as a caller who cares about speed passes it; numpy's own arrays are
+    16-byte aligned, and vector stores straddling cache lines slow the
+    memory-bound cases (docs/design.md, "Calling compiled code")."""
+    import posenc
+    return posenc.empty_like(x)
 
 
 # Bytes per element and numpy dtype of the decode cases' K/V element types
@@ -376,7 +388,7 @@ func.func @bench(%q: {qt}, %k: {kt}, %v: {kt}, %out: {mt}) {{
                 kv.append(posenc.to_bf16_bits(x))
             else:
                 kv.append(x.astype(KV_TYPES[p["kv"]][1]))
-        return [q] + kv, np.empty_like(q)
+        return [q] + kv, _destination_like(q)
 
 
 def decode_cases(quick):
@@ -586,6 +598,8 @@ def measure_ab(case, build, repeat, threads):
     against plain attention of its shape, or a decode case against the
     roofline probe. Returns the per-pair values of both sides."""
     rng = np.random.default_rng(0)
+    if case.kind == "rope_call":
+        return measure_call_ab(case, build, threads, repeat, rng)
     fn = runner(case, "fused", build, threads)
     if isinstance(fn, dict):
         return fn
@@ -609,6 +623,25 @@ def measure_ab(case, build, repeat, threads):
         if case.kind != "decode":
             err = max(err, float(np.max(np.abs(plain_out - plain.expected(plain_args)))))
         result["max_err"] = err
+    return result
+
+
+def measure_call_ab(case, build, threads, repeat, rng):
+    """A Python call with out= (side a) against the same call returning its
+    result (side b), alternating."""
+    dest_fn = runner(case, "out=", build, threads)
+    ret_fn = runner(case, "returning", build, threads)
+    for fn in (dest_fn, ret_fn):
+        if isinstance(fn, dict):
+            return fn
+    args, out = case.inputs(rng)
+    a, b = ab.alternate([ab.timed(lambda: dest_fn(args, out)),
+                         ab.timed(lambda: ret_fn(args, out))], repeat, 60.0)
+    result = {"a": a, "b": b}
+    if ARGS.check:
+        got = ret_fn(args, out)
+        result["max_err"] = float(max(np.max(np.abs(out - case.expected(args))),
+                                      np.max(np.abs(got - case.expected(args)))))
     return result
 
 
@@ -729,7 +762,8 @@ def write_interleaved_docs(path, tables, machine):
     section of docs/bench-cpu.md; the other sections stay."""
     section = ab.SECTION + "\n\n" + ab.SECTION_TEXT + "\n" + printed_line(" --interleave") + machine
     section += "\n\n".join("\n".join(tables[kind].lines)
-                           for kind in ("prefill", "decode") if tables.get(kind)) + "\n"
+                           for kind in ("prefill", "decode", "calls")
+                           if tables.get(kind)) + "\n"
     old = open(path).read() if os.path.exists(path) else "# CPU benchmark results\n\n"
     with open(path, "w") as fh:
         fh.write(ab.splice_section(old, section))
@@ -836,6 +870,8 @@ def run_interleaved(selected, build, peak):
             kind, layout, cells = "decode", ab.DECODE_AB_TABLE, ab.decode_ab_cells
         elif case.kind == "attention" and case.p.get("encoding", "plain") != "plain":
             kind, layout, cells = "prefill", ab.AB_TABLE, ab.ab_cells
+        elif case.kind == "rope_call":
+            kind, layout, cells = "calls", ab.CALL_AB_TABLE, ab.call_ab_cells
         else:
             continue
         if kind not in tables:

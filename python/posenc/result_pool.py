@@ -15,7 +15,8 @@ while the next call runs).
 
 What the caller sees is the same as with fresh arrays: an array is never
 handed out while any reference to it, or a view of it, exists. At most
-``keep`` free blocks of each size are kept; the rest are released.
+``keep`` free blocks of each size are kept; the rest are released. Small
+results (under ``min_bytes``) are plain aligned arrays.
 """
 
 import threading
@@ -62,10 +63,13 @@ def empty_like(array):
 
 
 class ResultPool:
-    """Blocks of memory for result arrays, reused after their arrays die."""
+    """Blocks of memory for result arrays, reused after their arrays die.
+    Results under ``min_bytes`` are plain ``empty`` arrays: the allocator
+    reuses small blocks itself, and a lease costs more than it saves there."""
 
-    def __init__(self, keep=2):
+    def __init__(self, keep=2, min_bytes=1 << 20):
         self._keep = keep
+        self._min_bytes = min_bytes
         self._free = {}  # block size in bytes -> [uint8 blocks]
         self._lock = threading.Lock()
 
@@ -75,6 +79,8 @@ class ResultPool:
         view of it are gone."""
         dtype = np.dtype(dtype)
         nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if nbytes < self._min_bytes:
+            return empty(shape, dtype)
         size = nbytes + _ALIGNMENT
         with self._lock:
             blocks = self._free.get(size)

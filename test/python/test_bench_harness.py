@@ -72,17 +72,23 @@ def test_plot_is_drawn_from_the_recorded_table(tmp_path):
 @needs_bench
 def test_interleaved_quick_bench_checks_both_sides(tmp_path):
     """--interleave: one row per encoded case (its plain partner checked as
-    well) and per decode case, the pairs asked for, the ratio inside its
+    well), per decode case and per Python-call case (both calls checked),
+    the pairs asked for, the ratio inside its
     interquartile range, issue 14's and 11's targets; --write-docs adds the
     section, saying the mode, before "## Decode" and keeps the rest."""
     docs = tmp_path / "bench-cpu.md"
     docs.write_text("# CPU benchmark results\n\nearlier\n\n## Decode\n\nkept\n")
     rows = measured_rows(run_bench("--interleave", "--cases",
-                                   "attn-xl-s64,attn-plain-s64,decode-gqa-q1-k64-f16",
+                                   "attn-xl-s64,attn-plain-s64,decode-gqa-q1-k64-f16,"
+                                   "rope-half-small-call",
                                    "--write-docs", "--docs", str(docs)))
     by_case = {row[1]: row for row in rows}
-    assert set(by_case) == {"attn-xl-s64", "decode-gqa-q1-k64-f16"}, rows
+    assert set(by_case) == {"attn-xl-s64", "decode-gqa-q1-k64-f16", "rope-half-small-call"}, rows
     xl, dec = by_case["attn-xl-s64"], by_case["decode-gqa-q1-k64-f16"]
+    call = by_case["rope-half-small-call"]  # out= against returning, issue 11's 1.2x
+    assert call[2] == "2" and call[7] == "1.20" and float(call[-1]) <= 1e-4, call
+    q1, q3 = map(float, call[6].split("-"))
+    assert q1 <= float(call[5]) <= q3
     assert xl[0] in ("avx512", "avx2", "scalar") and xl[3] == "2" and xl[8] == "2.20"
     q1, q3 = map(float, xl[7].split("-"))
     assert q1 <= float(xl[6]) <= q3
