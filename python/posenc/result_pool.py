@@ -16,9 +16,10 @@ while the next call runs).
 What the caller sees is the same as with fresh arrays: an array is never
 handed out while any reference to it, or a view of it, exists. At most
 ``keep`` free blocks of each size are kept; the rest are released. Small
-results (under ``min_bytes``) are plain aligned arrays.
+results (under ``min_bytes``) are plain numpy arrays.
 """
 
+import math
 import threading
 import weakref
 
@@ -35,7 +36,7 @@ class _Lease:
 
     def __init__(self, block, offset, shape, dtype):
         self.__array_interface__ = {
-            "data": (block.ctypes.data + offset, False),
+            "data": (block.__array_interface__["data"][0] + offset, False),
             "shape": shape,
             "typestr": dtype.str,
             "version": 3,
@@ -51,9 +52,9 @@ def empty(shape, dtype=np.float32):
     (docs/design.md, "Calling compiled code")."""
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = math.prod(shape) * dtype.itemsize
     block = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
-    offset = -block.ctypes.data % _ALIGNMENT
+    offset = -block.__array_interface__["data"][0] % _ALIGNMENT
     return block[offset:offset + nbytes].view(dtype).reshape(shape)
 
 
@@ -64,7 +65,7 @@ def empty_like(array):
 
 class ResultPool:
     """Blocks of memory for result arrays, reused after their arrays die.
-    Results under ``min_bytes`` are plain ``empty`` arrays: the allocator
+    Results under ``min_bytes`` are plain numpy arrays: the allocator
     reuses small blocks itself, and a lease costs more than it saves there."""
 
     def __init__(self, keep=2, min_bytes=1 << 20):
@@ -78,16 +79,17 @@ class ResultPool:
         64-byte aligned, on a block that is reused once the array and every
         view of it are gone."""
         dtype = np.dtype(dtype)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize
         if nbytes < self._min_bytes:
-            return empty(shape, dtype)
+            # Small: what numpy gives (16-byte aligned); the cache holds it.
+            return np.empty(shape, dtype)
         size = nbytes + _ALIGNMENT
         with self._lock:
             blocks = self._free.get(size)
             block = blocks.pop() if blocks else None
         if block is None:
             block = np.empty(size, dtype=np.uint8)
-        offset = -block.ctypes.data % _ALIGNMENT
+        offset = -block.__array_interface__["data"][0] % _ALIGNMENT
         lease = _Lease(block, offset, tuple(shape), dtype)
         weakref.finalize(lease, self._give_back, size, block).atexit = False
         return np.asarray(lease)
