@@ -39,6 +39,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.vectorLayout = true;
     decomposeOptions.splitKTasks = options.attentionSplitKTasks;
     decomposeOptions.splitKMaxKeys = options.attentionSplitKMaxKeys;
+    decomposeOptions.prefetchTiles = options.attentionPrefetchTiles;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =

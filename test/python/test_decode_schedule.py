@@ -14,7 +14,9 @@ code: target-features=-avx512f) as well as the host's. Tiles of fewer than
 16 rows (Sq x Hq/Hkv < 16) hold the scores with the keys on the vector
 lanes (docs/pipelines.md): those are checked at D = 128 for 1, 2, 4 and 8
 rows, f32/f16/bf16 K/V, both widths; the split count follows the OpenMP
-thread count at run time (checked with OMP_NUM_THREADS=3 in a child).
+thread count at run time (checked with OMP_NUM_THREADS=3 in a child);
+the software prefetch of later K/V tiles, off and at distances 1 and 3,
+changes nothing.
 
 Tolerance: f32 arithmetic against float64, atol 2e-5 + rtol 2e-4 as in
 test_fused_execution.py; the split merge rescales each partial once by
@@ -157,6 +159,21 @@ def test_keys_on_lanes(sq, hq, hkv, elem, options):
     last key tile), causal."""
     ir, args, want = half_kv_case(hq, hkv, sq, 1000, 128, elem, seed=sq + hq)
     check(ir, args, want, options, f"{elem} Sq={sq} {hq}/{hkv}")
+
+
+@pytest.mark.parametrize("tiles", [0, 1, 3])
+@pytest.mark.parametrize("elem", ["f32", "f16"])
+def test_prefetch_distance(tiles, elem):
+    """Software prefetch of the K/V tile `tiles` ahead (0: none): a pure
+    hint, the result is the same attention. Forced splits of 256 keys (4
+    key tiles) put the prefetched tile past the split's end for the last
+    full tiles of every split (the rows prefetched are clamped to the
+    split), 1000 keys leave a partial tail tile (never prefetching)."""
+    ir, args, want = half_kv_case(8, 2, 1, 1000, 128, elem, seed=tiles)
+    options = (f"attention-prefetch-tiles={tiles} attention-split-k-tasks=16 "
+               "attention-split-k-max-keys=256")
+    compiled = check(ir, args, want, options, f"{elem} prefetch {tiles}")
+    assert ("llvm.intr.prefetch" in compiled.lowered_ir) == (tiles > 0)
 
 
 def test_split_count_follows_runtime_threads():

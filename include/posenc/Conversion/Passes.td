@@ -116,6 +116,10 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Decode schedule: split the keys into exactly this many ranges "
            "(an empty range merges as nothing); 0: from the shapes "
            "(split-k-tasks, split-k-max-keys)">,
+    Option<"prefetchTiles", "prefetch-tiles", "int64_t", /*default=*/"1",
+           "Vector layout, decode schedule: software-prefetch (into the L1 "
+           "cache) the K/V rows of the key tile this many tiles ahead of "
+           "the one being computed (0: none)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "
@@ -129,6 +133,7 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect"
   ];

@@ -47,6 +47,11 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("Fused path, decode schedule: the most keys one task "
                      "reads (0: no limit)"),
       llvm::cl::init(8192)};
+  Option<int64_t> attentionPrefetchTiles{
+      *this, "attention-prefetch-tiles",
+      llvm::cl::desc("Fused path, decode schedule: software-prefetch the "
+                     "K/V rows this many key tiles ahead (0: none)"),
+      llvm::cl::init(1)};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "

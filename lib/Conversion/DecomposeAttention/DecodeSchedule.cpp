@@ -36,7 +36,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
 
@@ -123,6 +125,52 @@ void VectorTileBuilder::buildPartialOutput(ValueRange loopResults) {
   results[2] = linalg::CopyOp::create(b, loc, results[2], accOut).getResult(0);
   markVectorTile(results[2], {1, 0});
   insertDecodePartials(b, loc, task, results);
+}
+
+/// The cache line the decode schedule prefetches, in bits.
+static constexpr int64_t kCacheLineBits = 512;
+
+void VectorTileBuilder::prefetchKeyTile(Value kStart) {
+  // The next tile's rows [next, next + rows), rows = clamp(kEnd - next, 0,
+  // tk): never past the task's keys, so every index is in bounds.
+  Value next = arith::AddIOp::create(b, loc, kStart,
+                                     indexConst(b, loc, prefetchTiles * tk));
+  Value rows = arith::MinSIOp::create(
+      b, loc, tkV,
+      arith::MaxSIOp::create(b, loc, zeroIdx,
+                             arith::SubIOp::create(b, loc, kEnd, next)));
+  Value one = indexConst(b, loc, 1);
+  for (Value source : {info.k, info.v}) {
+    auto type = cast<RankedTensorType>(source.getType());
+    int64_t rank = type.getRank(), cols = type.getDimSize(rank - 1);
+    int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+    if (ShapedType::isDynamic(cols))
+      continue;
+    // The K/V operand itself, read only: the buffer it bufferizes to (the
+    // caller's, e.g. a KV cache), in any layout.
+    auto layout = StridedLayoutAttr::get(
+        ctx, ShapedType::kDynamic,
+        SmallVector<int64_t>(rank, ShapedType::kDynamic));
+    Value buffer = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType(), layout),
+        source, /*read_only=*/true);
+    int64_t perLine = kCacheLineBits / bits;
+    int64_t lines = llvm::divideCeil(cols * bits, kCacheLineBits);
+    scf::ForOp::create(
+        b, loc, zeroIdx, rows, one, ValueRange{},
+        [&](OpBuilder &b, Location loc, Value row, ValueRange) {
+          SmallVector<Value> at(task.kvLead);
+          at.push_back(arith::AddIOp::create(b, loc, next, row));
+          at.push_back(zeroIdx);
+          for (int64_t line = 0; line < lines; ++line) {
+            at.back() = indexConst(b, loc, line * perLine);
+            memref::PrefetchOp::create(b, loc, buffer, at, /*isWrite=*/false,
+                                       /*localityHint=*/3,
+                                       /*isDataCache=*/true);
+          }
+          scf::YieldOp::create(b, loc);
+        });
+  }
 }
 
 void posenc::decompose::insertDecodePartials(OpBuilder &b, Location loc,

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
@@ -290,8 +291,10 @@ chooseDecodeSchedule(const AttentionInfo &info,
   schedule.rowsPerHead = rows;
   schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
-  if (!generic)
+  if (!generic) {
     schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
+    schedule.prefetchTiles = o.prefetchTiles;
+  }
   schedule.splitCount = o.splitKCount;
   return schedule;
 }
@@ -436,6 +439,11 @@ struct PosencDecomposeAttentionPass
           << splitKMaxKeys << ") must be >= 0 (0: no limit)";
       return signalPassFailure();
     }
+    if (prefetchTiles < 0) {
+      getOperation()->emitError("posenc-decompose-attention: prefetch-tiles (")
+          << int64_t(prefetchTiles) << ") must be >= 0";
+      return signalPassFailure();
+    }
     if (splitKTasks < 0 || splitKCount < 0) {
       getOperation()->emitError("posenc-decompose-attention: split-k-tasks (")
           << splitKTasks << ") and split-k-count (" << splitKCount
@@ -451,6 +459,7 @@ struct PosencDecomposeAttentionPass
     options.splitKCount = splitKCount;
     options.genericDecode = genericDecode;
     options.vectorBits = vectorBits;
+    options.prefetchTiles = prefetchTiles;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

@@ -77,6 +77,9 @@ struct AttentionSchedule {
   /// Decode: the score tile is S [rows x keys] with the keys on the vector
   /// lanes (else S^T, the rows on the lanes; always so in prefill).
   bool keysOnLanes = false;
+  /// Decode, vector layout: each full key tile prefetches the K/V rows of
+  /// the tile this many tiles ahead (0: none).
+  int64_t prefetchTiles = 0;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

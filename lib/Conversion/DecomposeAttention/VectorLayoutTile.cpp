@@ -209,6 +209,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
                                 FusedAttentionOp(info.op).getKPositions(),
                                 tables.kLogDecay, xposCenters.k, task.kvLead,
                                 kStart, c);
+  if (prefetchTiles > 0 && !tail)
+    prefetchKeyTile(kStart);
   Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
                                kSinRows, c, kDecay);
   Value vTile = rowsOf(info.v);

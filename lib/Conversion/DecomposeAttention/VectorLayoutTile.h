@@ -35,7 +35,8 @@ public:
         ctx(b.getContext()), c(info.c), tq(schedule.queryTile),
         tk(schedule.keyTile), heads(schedule.packedHeads),
         rowsPerHead(schedule.rowsPerHead),
-        keysOnLanes(schedule.keysOnLanes) {}
+        keysOnLanes(schedule.keysOnLanes),
+        prefetchTiles(schedule.prefetchTiles) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -74,6 +75,10 @@ private:
   /// Decode: the unnormalized (m, l, acc) of the task, written to the
   /// forall's partial outputs at its split.
   void buildPartialOutput(mlir::ValueRange results);
+  /// Decode: prefetches (into L1) the rows of K and V of the key tile
+  /// `prefetchTiles` tiles after the one at `kStart`, those before the
+  /// task's key end, one prefetch per cache line.
+  void prefetchKeyTile(mlir::Value kStart);
 
   //===--- ShawTerms.cpp --------------------------------------------------===//
   /// The tile's lowest and highest j - (i + shift), and whether some lies in
@@ -188,6 +193,8 @@ private:
   /// time, else S^T [keys x rows] with the rows on the lanes.
   static constexpr int64_t kKeyLanes = 16;
   bool keysOnLanes;
+  /// Decode: key tiles ahead that each full key tile prefetches (0: none).
+  int64_t prefetchTiles;
   /// The dim of the score tile's index that is the query row.
   int64_t rowDim() const { return keysOnLanes ? 0 : 1; }
 

@@ -4,6 +4,9 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1" | FileCheck %s --check-prefix=THREADS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 prefetch-tiles=2" | FileCheck %s --check-prefix=PREFETCH
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPREFETCH
+// RUN: not posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 prefetch-tiles=-1" 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" | FileCheck %s --check-prefix=LLVM
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" | FileCheck %s --check-prefix=LLVM
 
@@ -139,6 +142,46 @@ func.func @decode_q1_f16(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf16>, %
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x32xf32>, tensor<1x2x300x32xf16>, tensor<1x2x300x32xf16> -> tensor<1x8x1x32xf32>
   return %o : tensor<1x8x1x32xf32>
 }
+
+// Each full key tile of the decode schedule first prefetches (into L1,
+// locality 3) the K and V rows of the tile prefetch-tiles ahead, one
+// prefetch per 64-byte line of a row (D = 32: f32 rows are two lines, f16
+// rows one), only rows before the task's key end (a count clamped to
+// [0, key tile]), read from the K/V operands themselves (to_buffer
+// read_only: the caller's buffers, e.g. a KV cache, no copy). The partial
+// tail tile prefetches nothing; neither does the prefill schedule.
+// PREFETCH-LABEL: func.func @decode_q1(
+// PREFETCH: scf.forall
+// PREFETCH: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %c64 iter_args
+// PREFETCH-NEXT: %[[NEXT:.*]] = arith.addi %[[K]], %c128 : index
+// PREFETCH-NEXT: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[NEXT]] : index
+// PREFETCH-NEXT: %[[POS:.*]] = arith.maxsi %c0, %[[LEFT]] : index
+// PREFETCH-NEXT: %[[ROWS:.*]] = arith.minsi %c64, %[[POS]] : index
+// PREFETCH-NEXT: %[[KB:.*]] = bufferization.to_buffer %arg1 read_only
+// PREFETCH-NEXT: scf.for %[[R:.*]] = %c0 to %[[ROWS]] step %c1 {
+// PREFETCH-NEXT: %[[ROW:.*]] = arith.addi %[[NEXT]], %[[R]] : index
+// PREFETCH-NEXT: memref.prefetch %[[KB]][%{{.*}}, %{{.*}}, %[[ROW]], %c0], read, locality<3>, data
+// PREFETCH-NEXT: memref.prefetch %[[KB]][%{{.*}}, %{{.*}}, %[[ROW]], %c16], read, locality<3>, data
+// PREFETCH-NEXT: }
+// PREFETCH-NEXT: %[[VB:.*]] = bufferization.to_buffer %arg2 read_only
+// PREFETCH-NEXT: scf.for %[[R2:.*]] = %c0 to %[[ROWS]] step %c1 {
+// PREFETCH-NEXT: %[[ROW2:.*]] = arith.addi %[[NEXT]], %[[R2]] : index
+// PREFETCH-NEXT: memref.prefetch %[[VB]][%{{.*}}, %{{.*}}, %[[ROW2]], %c0], read, locality<3>, data
+// PREFETCH-NEXT: memref.prefetch %[[VB]][%{{.*}}, %{{.*}}, %[[ROW2]], %c16], read, locality<3>, data
+// PREFETCH-NEXT: }
+// PREFETCH-NEXT: tensor.extract_slice %arg1
+// PREFETCH-NOT: memref.prefetch
+// PREFETCH: scf.forall.in_parallel
+// PREFETCH-LABEL: func.func @prefill_q17(
+// PREFETCH-NOT: memref.prefetch
+// PREFETCH-LABEL: func.func @dynamic_sq(
+// PREFETCH-LABEL: func.func @decode_q1_f16(
+// PREFETCH: scf.for %[[RH:.*]] = %c0 to %{{.*}} step %c1 {
+// PREFETCH-NEXT: %[[ROWH:.*]] = arith.addi %{{.*}}, %[[RH]] : index
+// PREFETCH-NEXT: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[ROWH]], %c0], read, locality<3>, data : memref<1x2x300x32xf16
+// PREFETCH-NEXT: }
+// NOPREFETCH-NOT: memref.prefetch
+// BADPREFETCH: error: posenc-decompose-attention: prefetch-tiles (-1) must be >= 0
 
 // By default the split count follows the thread count of the OpenMP
 // runtime at run time (twice omp_get_max_threads()), not the compiling

@@ -40,6 +40,9 @@ struct DecomposeAttentionOptions {
   /// host's); a tile whose rows fit one vector of f32 puts the keys on the
   /// vector lanes.
   int64_t vectorBits = 0;
+  /// Vector layout, decode: software-prefetch the K/V rows of the key tile
+  /// this many tiles ahead (0: none).
+  int64_t prefetchTiles = 1;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
