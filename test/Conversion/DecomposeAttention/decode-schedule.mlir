@@ -181,6 +181,9 @@ func.func @decode_q1_f16(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf16>, %
 // PREFETCH-NEXT: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[ROWH]], %c0], read, locality<3>, data : memref<1x2x300x32xf16
 // PREFETCH-NEXT: }
 // NOPREFETCH-NOT: memref.prefetch
+// NOPREFETCH: func.func @decode_q1_f16(
+// NOPREFETCH: scf.forall
+// NOPREFETCH-NOT: memref.prefetch
 // BADPREFETCH: error: posenc-decompose-attention: prefetch-tiles (-1) must be >= 0
 
 // By default the split count follows the thread count of the OpenMP
