@@ -106,8 +106,14 @@ class RooflineProbe:
         # About 3 ms per pass on one AVX-512 core: long against the timer
         # and thread start, short against a decode call.
         self.iters = 10_000 if quick else 1_000_000
+        self.spin_s = 0.0 if quick else 0.3
 
     def __call__(self):
+        # After a parallel region the OpenMP runtime's workers spin for
+        # KMP_BLOCKTIME (200 ms by default) before they sleep: a probe run
+        # right after a decode call shared the cores with them and measured
+        # half the quiet host's triad bandwidth. Wait them out.
+        time.sleep(self.spin_s)
         return (self.lib.posenc_bench_fma_pass(self.threads, self.iters),
                 self.lib.posenc_bench_triad_pass(self.threads, self.n))
 
