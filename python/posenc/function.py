@@ -20,8 +20,8 @@ is that array -- C-contiguous, writeable, of the result's dtype and shape,
 and returned as the result -- except where it overlaps an argument or
 another result's array (the compiled code assumes its destinations alias
 nothing), in which case the call writes a pool array and copies it into
-``out=``. Without ``out=`` the result is a pool array
-(``result_pool.ResultPool``): its memory is reused by a later call once
+``out=``. Without ``out=`` a result of 1 MiB or more is a pool array
+(``result_pool.ResultPool``; a smaller one a fresh numpy array): its memory is reused by a later call once
 the array and every view of it are gone, so a loop of returning calls pays
 no page faults for fresh result memory. Arrays aligned to 64 bytes
 (``posenc.empty``) are the fastest destinations.

@@ -44,6 +44,11 @@ class _Lease:
         self._block = block
 
 
+def _aligned_offset(block):
+    """Bytes from the start of ``block`` to its first 64-byte boundary."""
+    return -block.__array_interface__["data"][0] % _ALIGNMENT
+
+
 def empty(shape, dtype=np.float32):
     """An uninitialized C-contiguous array aligned to 64 bytes. Compiled
     code stores whole vectors: into a destination (``out=``) at numpy's
@@ -54,7 +59,7 @@ def empty(shape, dtype=np.float32):
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     nbytes = math.prod(shape) * dtype.itemsize
     block = np.empty(nbytes + _ALIGNMENT, dtype=np.uint8)
-    offset = -block.__array_interface__["data"][0] % _ALIGNMENT
+    offset = _aligned_offset(block)
     return block[offset:offset + nbytes].view(dtype).reshape(shape)
 
 
@@ -75,9 +80,10 @@ class ResultPool:
         self._lock = threading.Lock()
 
     def array(self, shape, dtype):
-        """A C-contiguous array of ``shape`` and ``dtype`` (uninitialized),
-        64-byte aligned, on a block that is reused once the array and every
-        view of it are gone."""
+        """A C-contiguous array of ``shape`` and ``dtype`` (uninitialized):
+        from ``min_bytes`` on, 64-byte aligned on a block that is reused once
+        the array and every view of it are gone; smaller, a plain numpy
+        array."""
         dtype = np.dtype(dtype)
         nbytes = math.prod(shape) * dtype.itemsize
         if nbytes < self._min_bytes:
@@ -89,8 +95,7 @@ class ResultPool:
             block = blocks.pop() if blocks else None
         if block is None:
             block = np.empty(size, dtype=np.uint8)
-        offset = -block.__array_interface__["data"][0] % _ALIGNMENT
-        lease = _Lease(block, offset, tuple(shape), dtype)
+        lease = _Lease(block, _aligned_offset(block), tuple(shape), dtype)
         weakref.finalize(lease, self._give_back, size, block).atexit = False
         return np.asarray(lease)
 

@@ -229,29 +229,34 @@ Value VectorTileBuilder::zeroedInto(Value dest) {
   return f;
 }
 
+Value VectorTileBuilder::ownAccumulatorTile(int64_t rows, int64_t cols) {
+  // The vector hoisting keeps no accumulator in registers whose buffer is a
+  // view (a band's rows) or a loop-carried band: storing every accumulator
+  // per reduction step cost about a quarter of the kernel (perf, S = 1024,
+  // D = 64). So products are computed here and copied (copiedInto).
+  return zeroedInto(bufferization::AllocTensorOp::create(
+      b, loc, RankedTensorType::get({rows, cols}, c), ValueRange()));
+}
+
+Value VectorTileBuilder::copiedInto(Value tile, Value dest) {
+  Value copied = linalg::CopyOp::create(b, loc, tile, dest).getResult(0);
+  markVectorTile(copied, {1, 0});
+  return copied;
+}
+
 Value VectorTileBuilder::buildDebertaC2PRows(Value kStart, int64_t numRows,
                                              Value dest) {
   // C^T [numRows x tq] = pos_key[c(band)] Q~^T  (loops u, i, d)
   // With `dest`, the product goes into a tile of its own and is then
-  // copied: the vector hoisting keeps no accumulator in registers whose
-  // buffer is a view (the band's rows) or the key loops' carried band, and
-  // storing every accumulator per reduction step cost about a quarter of
-  // the kernel (perf, S = 1024, D = 64).
+  // copied (ownAccumulatorTile).
   FusedAttentionOp op = info.op;
   int64_t rowCount = numRows ? numRows : debertaBandRows;
   Value rows = gatherDebertaRows(op.getDebertaPosKey(), kStart, numRows);
-  Value init =
-      dest ? zeroedInto(bufferization::AllocTensorOp::create(
-                 b, loc, RankedTensorType::get({rowCount, tq}, c),
-                 ValueRange()))
-           : filled({b.getIndexAttr(rowCount), tqI}, 0.0);
+  Value init = dest ? ownAccumulatorTile(rowCount, tq)
+                    : filled({b.getIndexAttr(rowCount), tqI}, 0.0);
   Value band = contract(b, loc, c, rows, {0, 2}, qT, {2, 1}, init);
   markVectorTile(band, {8, divisorAtMost(tq, 32), 1});
-  if (!dest)
-    return band;
-  Value copied = linalg::CopyOp::create(b, loc, band, dest).getResult(0);
-  markVectorTile(copied, {1, 0});
-  return copied;
+  return dest ? copiedInto(band, dest) : band;
 }
 
 Value VectorTileBuilder::nextDebertaC2P(Value kStart) {
@@ -362,7 +367,7 @@ Value VectorTileBuilder::buildDebertaP2CBand(Value kStart, Value kTile,
   // Two [h x ~(tq + h)] products cover every row read, a quarter fewer
   // FMAs than the [tk x rows] one at tq = tk (the rows no key reads are
   // left unwritten). Each goes into a buffer of its own and is copied
-  // (so that its accumulators are hoisted, as buildDebertaC2PRows').
+  // (ownAccumulatorTile).
   int64_t rowsAll = debertaBandRows, h = tk / 2;
   if (tk < 16 || tk % 2)
     return buildDebertaP2C(kStart, kTile, rowsAll, zeroedInto(dest));
@@ -382,15 +387,13 @@ Value VectorTileBuilder::buildDebertaP2CBand(Value kStart, Value kTile,
     Value cols = tensor::ExtractSliceOp::create(
         b, loc, rowsT, ArrayRef<OpFoldResult>{zero, col0},
         ArrayRef<OpFoldResult>{dq, colsI}, ones);
-    Value own = zeroedInto(bufferization::AllocTensorOp::create(
-        b, loc, RankedTensorType::get({h, part.cols}, c), ValueRange()));
+    Value own = ownAccumulatorTile(h, part.cols);
     Value p = contract(b, loc, c, keys, {0, 2}, cols, {2, 1}, own);
     markVectorTile(p, {divisorAtMost(h, 8), divisorAtMost(part.cols, 32), 1});
     Value into = tensor::ExtractSliceOp::create(
         b, loc, dest, ArrayRef<OpFoldResult>{key0, col0},
         ArrayRef<OpFoldResult>{hI, colsI}, ones);
-    Value copied = linalg::CopyOp::create(b, loc, p, into).getResult(0);
-    markVectorTile(copied, {1, 0});
+    Value copied = copiedInto(p, into);
     dest = tensor::InsertSliceOp::create(b, loc, copied, dest,
                                          ArrayRef<OpFoldResult>{key0, col0},
                                          ArrayRef<OpFoldResult>{hI, colsI}, ones);

@@ -151,6 +151,12 @@ private:
   mlir::Value broadcastFirst(mlir::Value t, int64_t dim, mlir::Value dest);
   /// `dest` filled with zeros (a marked linalg.fill).
   mlir::Value zeroedInto(mlir::Value dest);
+  /// A zeroed [rows x cols] accumulator tile of its own (not a view of a
+  /// band), so that the vector hoisting keeps its accumulators in
+  /// registers; copiedInto then writes the finished product where it goes.
+  mlir::Value ownAccumulatorTile(int64_t rows, int64_t cols);
+  /// `tile` copied into `dest` (a marked linalg.copy).
+  mlir::Value copiedInto(mlir::Value tile, mlir::Value dest);
   /// P [tk x numRows] = K~ pos_query[c(band rows < numRows)]^T, accumulated
   /// into `init` (zeros).
   mlir::Value buildDebertaP2C(mlir::Value kStart, mlir::Value kTile,
