@@ -118,6 +118,14 @@ void posenc::decompose::markVectorTile(Value result, ArrayRef<int64_t> sizes) {
                 DenseI64ArrayAttr::get(op->getContext(), sizes));
 }
 
+void posenc::decompose::markVectorTileFusingInit(Value result,
+                                                 ArrayRef<int64_t> sizes) {
+  markVectorTile(result, sizes);
+  if (Operation *op = result.getDefiningOp())
+    op->setAttr("posenc.vector_tile_fuse_init",
+                UnitAttr::get(op->getContext()));
+}
+
 int64_t posenc::decompose::divisorAtMost(int64_t n, int64_t bound) {
   if (ShapedType::isDynamic(n))
     return 1;

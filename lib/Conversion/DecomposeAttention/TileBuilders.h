@@ -156,6 +156,12 @@ mlir::Value padRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
 /// register-tile it by `sizes` (one per loop, 0 = untiled) and vectorize.
 void markVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
 
+/// As markVectorTile, for a reduction whose destination's producer (a fill,
+/// an elementwise rescale; used only here) is to be fused into each of its
+/// register tiles rather than computed over the whole destination first.
+void markVectorTileFusingInit(mlir::Value result,
+                              llvm::ArrayRef<int64_t> sizes);
+
 /// The largest divisor of `n` that is at most `bound` (1 when `n` is
 /// dynamic): register tiles must divide the static tile so that every
 /// register tile is static and vectorizes.
