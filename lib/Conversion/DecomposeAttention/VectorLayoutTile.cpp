@@ -224,11 +224,12 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
     // each FMA is a full vector of keys times a broadcast Q~ element.
     int64_t lanes = divisorAtMost(tk, kKeyLanes);
     s = contract(b, loc, c, qT, {2, 0}, kTile, {1, 2}, filled({tqI, tkI}, 0.0));
-    markScoreTile(s, {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
+    markKeyContraction(s,
+                       {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
   } else {
     // S^T = K~ Q~^T  (loops j, i, d)
     s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
-    markScoreTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+    markKeyContraction(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
   }
   t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
   xlBand = info.xlRel ? buildXlBand(kStart) : Value();
@@ -250,7 +251,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
       vTile, step.accScaled, task.qStart, kStart, task.shift,
       info.relValue && !bucketed);
   SmallVector<int64_t, 2> pvTile = valueRegisterTile();
-  markScoreTile(accNew, {pvTile[0], pvTile[1], 1});
+  markKeyContraction(accNew, {pvTile[0], pvTile[1], 1});
   SmallVector<Value> yielded = {step.mNew, step.lNew, accNew};
   if (bucketed) {
     SmallVector<Value, 3> buckets = accumulateValueBuckets(
@@ -293,7 +294,8 @@ Value VectorTileBuilder::widenedValueTile(Value vTile) {
   return wide;
 }
 
-void VectorTileBuilder::markScoreTile(Value result, ArrayRef<int64_t> sizes) {
+void VectorTileBuilder::markKeyContraction(Value result,
+                                           ArrayRef<int64_t> sizes) {
   // Decode: the zero fill of the score tile and the rescale of the
   // accumulator are fused into each register tile of the contraction that
   // consumes them (VectorizeTiles.cpp, tileFusingInit).

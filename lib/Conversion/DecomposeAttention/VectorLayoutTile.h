@@ -191,7 +191,7 @@ private:
   mlir::Value widenedValueTile(mlir::Value vTile);
   /// Marks a contraction of a key step (the scores, P V) with its register
   /// tile, fusing its destination's producer in the decode schedule.
-  void markScoreTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
+  void markKeyContraction(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
 
   mlir::OpBuilder &b;
   mlir::Location loc;
