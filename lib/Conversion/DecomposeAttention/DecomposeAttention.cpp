@@ -71,10 +71,12 @@ Value posenc::decompose::keyLoopEnd(OpBuilder &b, Location loc, bool causal,
 
 namespace {
 
-/// The sizes of the grid, built before it: Sq, Sk, Sk - Sq, the GQA group
-/// and the tile sizes as index values.
+/// The sizes of the grid, built before it: Sq, Sk, Sk - Sq, the GQA group,
+/// the query rows per task (one query tile, or a chunk of
+/// kRotatedKeyChunkTiles with usesRotatedKeyChunks), the key tile and the
+/// tasks per head as index values.
 struct GridSizes {
-  Value sq, sk, shift, group, queryTile, keyTile, numQTiles;
+  Value sq, sk, shift, group, taskRows, keyTile, numTasks;
 };
 
 static GridSizes buildGridSizes(OpBuilder &b, Location loc,
@@ -90,9 +92,12 @@ static GridSizes buildGridSizes(OpBuilder &b, Location loc,
     Value hkv = tensor::DimOp::create(b, loc, info.k, n - 1);
     g.group = arith::DivUIOp::create(b, loc, hq, hkv);
   }
-  g.queryTile = indexConst(b, loc, schedule.queryTile);
+  int64_t taskRows = schedule.queryTile;
+  if (usesRotatedKeyChunks(info, schedule))
+    taskRows *= kRotatedKeyChunkTiles;
+  g.taskRows = indexConst(b, loc, taskRows);
   g.keyTile = indexConst(b, loc, schedule.keyTile);
-  g.numQTiles = arith::CeilDivUIOp::create(b, loc, g.sq, g.queryTile);
+  g.numTasks = arith::CeilDivUIOp::create(b, loc, g.sq, g.taskRows);
   return g;
 }
 
@@ -148,7 +153,8 @@ static std::pair<Value, Value> tableFormTables(OpBuilder &b, Location loc,
   return {convert(cos), convert(sin)};
 }
 
-/// The forall over (lead dims, query tiles) with the shared output `init`;
+/// The forall over (lead dims, query tiles or chunks of them) with the
+/// shared output `init`;
 /// the builder is left at the start of its body, where the task's values
 /// are built.
 static QueryTileTask buildGrid(OpBuilder &b, Location loc,
@@ -156,7 +162,7 @@ static QueryTileTask buildGrid(OpBuilder &b, Location loc,
                                ArrayRef<OpFoldResult> resultSizes, Value init) {
   int64_t n = info.n;
   SmallVector<OpFoldResult> ubs(resultSizes.begin(), resultSizes.begin() + n);
-  ubs.push_back(g.numQTiles);
+  ubs.push_back(g.numTasks);
   QueryTileTask task;
   task.forall =
       scf::ForallOp::create(b, loc, ubs, ValueRange{init}, std::nullopt);
@@ -168,9 +174,9 @@ static QueryTileTask buildGrid(OpBuilder &b, Location loc,
   if (info.rank >= 3)
     task.kvLead[n - 1] =
         arith::DivUIOp::create(b, loc, task.lead[n - 1], g.group);
-  task.qStart = arith::MulIOp::create(b, loc, ivs[n], g.queryTile);
+  task.qStart = arith::MulIOp::create(b, loc, ivs[n], g.taskRows);
   task.qSize = arith::MinUIOp::create(
-      b, loc, g.queryTile, arith::SubIOp::create(b, loc, g.sq, task.qStart));
+      b, loc, g.taskRows, arith::SubIOp::create(b, loc, g.sq, task.qStart));
   task.sq = g.sq;
   task.sk = g.sk;
   task.shift = g.shift;
@@ -380,7 +386,9 @@ struct DecomposeFusedAttention : OpRewritePattern<FusedAttentionOp> {
     auto prefill = [&](OpBuilder &b) -> Value {
       OpBuilder::InsertionGuard guard(b);
       QueryTileTask task = buildGrid(b, loc, info, grid, resultSizes, init);
-      if (schedule.vectorLayout)
+      if (usesRotatedKeyChunks(info, schedule))
+        buildRotatedKeyChunk(b, loc, info, schedule, task, tables);
+      else if (schedule.vectorLayout)
         buildVectorLayoutTile(b, loc, info, schedule, task, tables);
       else
         buildGenericLayoutTile(b, loc, info, schedule, task, tables);

@@ -6,7 +6,8 @@
 // generic layout computes the angles per element; the CPU vector layout
 // reads them from position-only cos/sin tables built once per op, in the
 // slice form for `half` (no partner gather). xPos scales cos and sin by
-// its decay, re-centered per query tile (xposTileCenters).
+// its decay, re-centered per query tile (xposTileCenters), or per chunk of
+// query tiles when K is rotated once per chunk (RotatedKeyChunks.cpp).
 //
 //===----------------------------------------------------------------------===//
 

@@ -173,22 +173,41 @@ Value posenc::decompose::buildPerDistanceTable(
       });
 }
 
+OutputRows posenc::decompose::outputRows(OpBuilder &b,
+                                         const QueryTileTask &task,
+                                         OpFoldResult dv) {
+  int64_t rank = task.lead.size() + 2;
+  OutputRows rows;
+  rows.strides.assign(rank, b.getIndexAttr(1));
+  for (Value l : task.lead) {
+    rows.offsets.push_back(l);
+    rows.sizes.push_back(b.getIndexAttr(1));
+  }
+  rows.offsets.append({task.qStart, b.getIndexAttr(0)});
+  rows.sizes.append({task.qSize, dv});
+  return rows;
+}
+
 void posenc::decompose::insertOutputTile(OpBuilder &b, Location loc,
                                          const QueryTileTask &task,
                                          OpFoldResult dv, Value tile) {
+  if (task.chunkOut) {
+    Value row = arith::SubIOp::create(b, loc, task.qStart, task.chunkStart);
+    SmallVector<OpFoldResult> offsets = {row, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {task.qSize, dv};
+    SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+    Value into = tensor::InsertSliceOp::create(b, loc, tile, task.chunkOut,
+                                               offsets, sizes, strides);
+    scf::YieldOp::create(b, loc, into);
+    return;
+  }
   scf::ForallOp forall = task.forall;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  int64_t rank = task.lead.size() + 2;
-  SmallVector<OpFoldResult> offsets, sizes, strides(rank, b.getIndexAttr(1));
-  for (Value l : task.lead) {
-    offsets.push_back(l);
-    sizes.push_back(b.getIndexAttr(1));
-  }
-  offsets.append({task.qStart, b.getIndexAttr(0)});
-  sizes.append({task.qSize, dv});
-  tensor::ParallelInsertSliceOp::create(
-      b, loc, tile, forall.getRegionIterArgs()[0], offsets, sizes, strides);
+  OutputRows rows = outputRows(b, task, dv);
+  tensor::ParallelInsertSliceOp::create(b, loc, tile,
+                                        forall.getRegionIterArgs()[0],
+                                        rows.offsets, rows.sizes, rows.strides);
 }
 
 //===----------------------------------------------------------------------===//

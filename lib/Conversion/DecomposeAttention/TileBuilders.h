@@ -103,6 +103,11 @@ struct QueryTileTask {
   /// the prefill schedule (keys [0, keyLoopEnd)).
   mlir::Value keyBegin, keyEnd, split;
   llvm::SmallVector<mlir::Value> gridLead;
+  /// Prefill with keys rotated per chunk (RotatedKeyChunks.cpp): the rows
+  /// [chunkStart, ...) of the chunk's output, the iter arg of its loop over
+  /// query tiles, into which insertOutputTile inserts this tile and yields.
+  /// Null otherwise (the tile goes straight into the forall's output).
+  mlir::Value chunkOut, chunkStart;
 };
 
 /// The end of the keys a query tile reads: Sk, or (causal) the diagonal of
@@ -167,8 +172,17 @@ void markVectorTileFusingInit(mlir::Value result,
 /// register tile is static and vectorizes.
 int64_t divisorAtMost(int64_t n, int64_t bound);
 
+/// The slice (lead..., qStart : qStart + qSize, 0 : dv) of the output
+/// that a task's rows fill.
+struct OutputRows {
+  llvm::SmallVector<mlir::OpFoldResult> offsets, sizes, strides;
+};
+OutputRows outputRows(mlir::OpBuilder &b, const QueryTileTask &task,
+                      mlir::OpFoldResult dv);
+
 /// Inserts the [qSize x Dv] output `tile` at (lead..., qStart, 0) of the
-/// forall's shared output.
+/// forall's shared output, or (task.chunkOut) at (qStart - chunkStart, 0) of
+/// the chunk's output, yielding the result to the chunk's loop.
 void insertOutputTile(mlir::OpBuilder &b, mlir::Location loc,
                       const QueryTileTask &task, mlir::OpFoldResult dv,
                       mlir::Value tile);
@@ -437,6 +451,11 @@ struct AttentionTables {
   /// T5's bucket per distance (prepareT5Buckets; vector layout); null
   /// without the T5 term.
   mlir::Value t5Buckets;
+  /// K~ [keys x D] in the compute type, the keys [0, keys) of the task's
+  /// chunk rotated once (RotatedKeyChunks.cpp; with xPos decayed around
+  /// the chunk's center); null when each key tile is rotated in the key
+  /// loop.
+  mlir::Value kRotated;
 };
 
 /// The body of one task in the generic layout (GenericLayoutTile.cpp); in
@@ -460,6 +479,32 @@ void buildVectorLayoutTile(mlir::OpBuilder &b, mlir::Location loc,
                            const AttentionSchedule &schedule,
                            const QueryTileTask &task,
                            const AttentionTables &tables);
+
+//===----------------------------------------------------------------------===//
+// Keys rotated once per chunk of query tiles (RotatedKeyChunks.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Query tiles per task of the prefill schedule when its keys are rotated
+/// once per task (usesRotatedKeyChunks).
+constexpr int64_t kRotatedKeyChunkTiles = 8;
+
+/// Whether the prefill schedule of `info` rotates K once per task of
+/// kRotatedKeyChunkTiles query tiles instead of once per key step: the
+/// vector layout with k_rope, except xPos with DeBERTa's terms (its p2c
+/// product reads K~ tiles, which would miss the query tile's decay).
+bool usesRotatedKeyChunks(const AttentionInfo &info,
+                          const AttentionSchedule &schedule);
+
+/// The body of a task of that schedule, a chunk [qStart, qStart + qSize) of
+/// query rows: K~ of the keys the chunk reads rotated once into a [keys x D]
+/// buffer, then each query tile of the chunk built by buildVectorLayoutTile
+/// reading its key tiles from it, the tiles inserted into the chunk's
+/// output, the chunk into the forall's.
+void buildRotatedKeyChunk(mlir::OpBuilder &b, mlir::Location loc,
+                          const AttentionInfo &info,
+                          const AttentionSchedule &schedule,
+                          const QueryTileTask &chunk,
+                          const AttentionTables &tables);
 
 /// The decode schedule (DecodeSchedule.cpp): a grid over the lead dims
 /// (packed heads) and the key splits, each task's body in the schedule's

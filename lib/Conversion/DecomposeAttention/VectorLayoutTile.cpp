@@ -88,8 +88,10 @@ void VectorTileBuilder::buildQueryTranspose() {
   };
   Value qCosRows, qSinRows;
   if (tables.qLogDecay) {
-    // xPos (never the decode schedule): decay around the tile's first row.
-    xposCenters = xposTileCenters(b, loc, info, task.lead, qStart);
+    // xPos (never the decode schedule): decay around the first row of the
+    // tile, or of the chunk whose keys were rotated once.
+    xposCenters = xposTileCenters(b, loc, info, task.lead,
+                                  task.chunkStart ? task.chunkStart : qStart);
     std::tie(qCosRows, qSinRows) = decayedTableRows(
         b, loc, qCos, qSin, FusedAttentionOp(info.op).getQPositions(), tables.qLogDecay,
         xposCenters.q, task.lead, qStart, qSize, tq, c);
@@ -186,10 +188,12 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
 Value VectorTileBuilder::keyRows(Value source, Value kStart, Value kSize,
                                  bool tail) {
   // K/V carry the lead dims, the RoPE tables only rows (per batch: the
-  // batch and rows).
-  SmallVector<Value> at = source == info.k || source == info.v
-                              ? SmallVector<Value>(task.kvLead)
-                              : tableLead(source, 2, task.kvLead);
+  // batch and rows), K~ of a chunk only rows.
+  SmallVector<Value> at;
+  if (source == info.k || source == info.v)
+    at = task.kvLead;
+  else if (source != tables.kRotated)
+    at = tableLead(source, 2, task.kvLead);
   Value t = extractRowTile(b, loc, source, at, kStart, kSize);
   return tail ? padRows(b, loc, t, tk) : t;
 }
@@ -201,18 +205,21 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   auto rowsOf = [&](Value source) {
     return keyRows(source, kStart, kSize, tail);
   };
-  Value kCosRows = kCos ? rowsOf(kCos) : Value();
-  Value kSinRows = kSin ? rowsOf(kSin) : Value();
+  // K~ rotated once per chunk (RotatedKeyChunks.cpp): no tables here.
+  bool rotated = tables.kRotated != nullptr;
+  Value kCosRows = kCos && !rotated ? rowsOf(kCos) : Value();
+  Value kSinRows = kSin && !rotated ? rowsOf(kSin) : Value();
   Value kDecay;
-  if (tables.kLogDecay)
+  if (tables.kLogDecay && !rotated)
     kDecay = keyTileDecayFactor(b, loc,
                                 FusedAttentionOp(info.op).getKPositions(),
                                 tables.kLogDecay, xposCenters.k, task.kvLead,
                                 kStart, c);
   if (prefetchTiles > 0 && !tail)
     prefetchKeyTile(kStart);
-  Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
-                               kSinRows, c, kDecay);
+  Value kTile = rotated ? rowsOf(tables.kRotated)
+                        : vectorPrologue(b, loc, rowsOf(info.k), info.kRope,
+                                         kCosRows, kSinRows, c, kDecay);
   Value vTile = widenedValueTile(rowsOf(info.v));
 
   Value s;
