@@ -176,6 +176,23 @@ Value VectorTileBuilder::debertaRowsUniform(Value kStart, int64_t numRows) {
 
 Value VectorTileBuilder::broadcastFirst(Value t, int64_t dim, Value dest) {
   // dest[x0, x1] = t[x0, x1] with index `dim` replaced by 0.
+  if (dim == 1) {
+    // Along the rows' vectors: one scalar load per row, then a broadcast.
+    // Read through a map (d0, d1) -> (d0, 0) the row's transfer_read lowers
+    // to a loop inserting one lane at a time through the stack, which perf
+    // found taking two thirds of the kernel (S = 2048, D = 64: most key
+    // tiles are far, and take this branch).
+    Value out =
+        buildGeneric(b, loc, ValueRange(), dest, {id2}, iterators(2),
+                     [&](OpBuilder &b, Location loc, ValueRange) {
+                       Value row = linalg::IndexOp::create(b, loc, 0);
+                       yieldValue(b, loc,
+                                  tensor::ExtractOp::create(
+                                      b, loc, t, ValueRange{row, zeroIdx}));
+                     });
+    markVectorTile(out, {1, 0});
+    return out;
+  }
   SmallVector<AffineExpr> read = {getAffineDimExpr(0, ctx),
                                   getAffineDimExpr(1, ctx)};
   read[dim] = getAffineConstantExpr(0, ctx);

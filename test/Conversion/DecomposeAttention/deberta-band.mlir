@@ -4,6 +4,7 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUFFERS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --mlir-print-ir-after=convert-bufferization-to-memref -o /dev/null 2>&1 | FileCheck %s --check-prefix=REFERENCE
 // RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=VECTORS
+// RUN: posenc-opt %s --posenc-cpu-pipeline --mlir-print-ir-after=posenc-vectorize-attention-tiles -o /dev/null 2>&1 | FileCheck %s --check-prefix=BROADCAST
 
 // DeBERTa's attention fused (SPEC.md: both terms as per-tile band products
 // gathered by index, no Sq x Sk tensor; docs/design.md, "DeBERTa's band
@@ -48,7 +49,8 @@
 // CHECK: scf.if %[[FAR]] -> (tensor<64x96xf32>)
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
 // CHECK: %[[FEW:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
-// CHECK: linalg.generic {{.*}} ins(%[[FEW]] : tensor<64x16xf32>) outs(%[[P2C]] : tensor<64x96xf32>)
+// CHECK: linalg.generic {{.*}} outs(%[[P2C]] : tensor<64x96xf32>)
+// CHECK:   tensor.extract %[[FEW]][%{{.*}}, %c0] : tensor<64x16xf32>
 // CHECK: } else {
 // CHECK: tensor.extract %arg4[%{{.*}}, %{{.*}}] : tensor<24x16xf32>
 // CHECK: %[[ROWST:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<96x16xf32>) outs(%{{.*}} : tensor<16x96xf32>)
@@ -114,6 +116,20 @@
 // VECTORS-LABEL: func.func @deberta
 // VECTORS-NOT: vector.transfer_write {{.*}} : vector<8x{{[0-9]+}}xf32>, memref<{{[^>]*}}strided
 // VECTORS: return
+// A far tile's p2c (one table row for the whole band): each key's first
+// column spread over its band row is one scalar read and a broadcast, not a
+// transfer_read broadcasting its minor dim, which lowers to a loop writing
+// one lane at a time through the stack (2/3 of the kernel at S = 2048,
+// D = 64 under perf, before).
+// BROADCAST-LABEL: func.func @deberta
+// BROADCAST-NOT: permutation_map = affine_map<(d0, d1) -> (d0, 0)>
+// BROADCAST: scf.if
+// BROADCAST: scf.for %[[J:.*]] = %c0 to %c64 step %c1 iter_args(%[[BAND:.*]] = %{{.*}}) -> (tensor<64x128xf32>)
+// BROADCAST:   %[[X:.*]] = vector.transfer_read %{{.*}}[%{{.*}}, %c0], %{{.*}} : tensor<64x16xf32>, vector<f32>
+// BROADCAST:   %[[ROW:.*]] = vector.broadcast %[[X]] : vector<f32> to vector<1x128xf32>
+// BROADCAST:   vector.transfer_write %[[ROW]], %[[BAND]][%[[J]], %c0]
+// BROADCAST-NOT: permutation_map = affine_map<(d0, d1) -> (d0, 0)>
+// BROADCAST: return
 func.func @deberta(%q: tensor<1x4x100x16xf32>, %k: tensor<1x4x180x16xf32>,
                    %v: tensor<1x4x180x16xf32>, %pk: tensor<4x24x16xf32>,
                    %pq: tensor<24x16xf32>) -> tensor<1x4x100x16xf32> {
