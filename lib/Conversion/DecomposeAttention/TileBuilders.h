@@ -315,8 +315,8 @@ std::pair<mlir::Value, mlir::Value>
 rotaryTables(mlir::OpBuilder &b, mlir::Location loc, RotaryAttr rope,
              mlir::Value positions, mlir::Value invFreq, mlir::FloatType c);
 
-/// The Q/K prologue of the CPU vector layout on a [rows x D] tile with static
-/// rows: nothing without RoPE (a half tile stays half: the contractions
+/// The Q/K prologue of the CPU vector layout on a [rows x D] tile (rows
+/// static in the key loop, dynamic for a chunk's keys): nothing without RoPE (a half tile stays half: the contractions
 /// extend each element in registers), the slice
 /// form of RoPE for `half`, the generic (gathering) form for `interleaved`,
 /// both reading cos and sin from [rows x R/2] slices of rotaryTables; every
