@@ -15,6 +15,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
@@ -72,7 +73,15 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     pm.addPass(createPosencTargetFeaturesPass(featureOptions));
   }
   addPosencTensorLoweringPasses(pm, /*fuseIntoAttentionTiles=*/true);
-  addPosencBufferizationPasses(pm, /*eliminateEmptyTensors=*/true);
+  // Tile buffers allocated inside sequential loops (a decode task's score
+  // tile, one per key tile) move out of them: once per task, not a
+  // malloc/free per key tile (upstream buffer-loop-hoisting; it stops at
+  // the parallel loops, so each task keeps its own buffers).
+  addPosencBufferizationPasses(
+      pm, /*eliminateEmptyTensors=*/true, [](OpPassManager &pm) {
+        pm.addNestedPass<func::FuncOp>(
+            bufferization::createBufferLoopHoistingPass());
+      });
   // Tile copies as vector loops, not the runtime's per-element memrefCopy.
   pm.addNestedPass<func::FuncOp>(createPosencVectorizeCopiesPass());
 
@@ -84,7 +93,10 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertSCFToOpenMPPass());
   // The fused path's vectors: accumulators hoisted into registers,
-  // contractions to FMAs, exp/sin/cos as polynomials.
+  // contractions to FMAs, exp/sin/cos as polynomials. The transfers first
+  // address the buffers under their subviews: the hoisting does not see
+  // through a subview (an accumulator tile initialized in place, decode).
+  pm.addPass(memref::createFoldMemRefAliasOpsPass());
   pm.addNestedPass<func::FuncOp>(createPosencLowerAttentionVectorsPass());
   pm.addPass(createCanonicalizerPass());
   // n-D transfers to 1-D vector loads/stores (unrolled).

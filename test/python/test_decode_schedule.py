@@ -13,7 +13,9 @@ split-K forced with few heads and a small key limit; 256-bit vectors (AVX2
 code: target-features=-avx512f) as well as the host's. Tiles of fewer than
 16 rows (Sq x Hq/Hkv < 16) hold the scores with the keys on the vector
 lanes (docs/pipelines.md): those are checked at D = 128 for 1, 2, 4 and 8
-rows, f32/f16/bf16 K/V, both widths; the split count follows the OpenMP
+rows, f32/f16/bf16 K/V, both widths; half-precision V converted once per
+key tile (16 and 64 rows) or in P V (4 rows), with Dv != D, both widths;
+the split count follows the OpenMP
 thread count at run time (checked with OMP_NUM_THREADS=3 in a child);
 the software prefetch of later K/V tiles, off and at distances 1 and 3,
 changes nothing.
@@ -129,19 +131,23 @@ def test_explicit_query_tile_overrides():
     check(ir, args, want, "attention-query-tile=64")
 
 
-def half_kv_case(hq, hkv, sq, sk, d, elem, causal=True, seed=0):
+def half_kv_case(hq, hkv, sq, sk, d, elem, causal=True, seed=0, dv=None):
     """(ir, args, want): an f32 query over K/V stored as `elem`, rounded
-    before the reference sees them (the storage adds no error of its own)."""
+    before the reference sees them (the storage adds no error of its own);
+    V rows of `dv` (default `d`) elements."""
+    dv = d if dv is None else dv
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((1, hq, sq, d)).astype(np.float32)
     k, kf = to_elem(rng.standard_normal((1, hkv, sk, d)), elem)
-    v, vf = to_elem(rng.standard_normal((1, hkv, sk, d)), elem)
+    v, vf = to_elem(rng.standard_normal((1, hkv, sk, dv)), elem)
     qt = f"tensor<1x{hq}x{sq}x{d}xf32>"
     kt = f"tensor<1x{hkv}x{sk}x{d}x{elem}>"
+    vt = f"tensor<1x{hkv}x{sk}x{dv}x{elem}>"
+    ot = f"tensor<1x{hq}x{sq}x{dv}xf32>"
     attrs = " {causal}" if causal else ""
-    ir = (f"func.func @f(%q: {qt}, %k: {kt}, %v: {kt}) -> {qt} {{\n"
-          f"  %o = posenc.attention %q, %k, %v{attrs} : {qt}, {kt}, {kt} -> {qt}\n"
-          f"  return %o : {qt}\n}}\n")
+    ir = (f"func.func @f(%q: {qt}, %k: {kt}, %v: {vt}) -> {ot} {{\n"
+          f"  %o = posenc.attention %q, %k, %v{attrs} : {qt}, {kt}, {vt} -> {ot}\n"
+          f"  return %o : {ot}\n}}\n")
     return ir, [q, k, v], ref.attention(q.astype(np.float64), kf, vf, causal=causal)
 
 
@@ -159,6 +165,25 @@ def test_keys_on_lanes(sq, hq, hkv, elem, options):
     last key tile), causal."""
     ir, args, want = half_kv_case(hq, hkv, sq, 1000, 128, elem, seed=sq + hq)
     check(ir, args, want, options, f"{elem} Sq={sq} {hq}/{hkv}")
+
+
+# (Sq, Hq, Hkv, D, Dv): tiles whose P V register tiles pass over each V row
+# more than twice at 512 bits (16 rows with the keys on the lanes, 64 with
+# the rows on the lanes; every tile at 256 bits), which convert f16/bf16 V
+# to f32 once per key tile; Dv != D both ways; 4 rows (two passes) as the
+# case that converts in P V itself.
+WIDENED = [(4, 16, 4, 128, 128), (16, 8, 2, 128, 128), (16, 8, 2, 64, 128),
+           (4, 8, 2, 128, 64), (1, 32, 8, 64, 128)]
+
+
+@pytest.mark.parametrize("options", WIDTHS)
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("sq,hq,hkv,d,dv", WIDENED)
+def test_value_tile_conversion(sq, hq, hkv, d, dv, elem, options):
+    """700 keys (a partial last key tile), causal. The conversion is exact
+    (every f16/bf16 value is an f32), so the tolerance is f32's."""
+    ir, args, want = half_kv_case(hq, hkv, sq, 700, d, elem, seed=sq + d, dv=dv)
+    check(ir, args, want, options, f"{elem} Sq={sq} {hq}/{hkv} D={d} Dv={dv}")
 
 
 @pytest.mark.parametrize("tiles", [0, 1, 3])

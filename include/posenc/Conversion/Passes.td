@@ -158,6 +158,14 @@ def PosencVectorizeAttentionTilesPass
     Ops that cannot be vectorized (dynamic head dims) stay linalg and are
     lowered to loops later.
 
+    An op also carrying `posenc.vector_tile_fuse_init` (the decode
+    schedule's score and `P V` contractions) is tiled in two levels: its
+    parallel dims first, with the producer of its destination (a zero
+    fill, the online softmax's rescale; used by this op only) fused into
+    each tile by upstream tile-and-fuse, then its reduction dims. Each
+    accumulator tile is then initialized right before its reduction loop
+    instead of in a pass over the whole destination.
+
     The marked sizes are register tiles for 512-bit vectors (AVX-512: 32
     registers). For narrower vectors (`vector-bits`, by default the host's:
     256 on AVX2-only hosts, which have 16 registers) every parallel dim of

@@ -121,10 +121,22 @@ void posenc::decompose::markVectorTile(Value result, ArrayRef<int64_t> sizes) {
 }
 
 void posenc::decompose::markExactVectorTile(Value result,
-                                            ArrayRef<int64_t> sizes) {
-  markVectorTile(result, sizes);
+                                            ArrayRef<int64_t> sizes,
+                                            bool fuseInit) {
+  if (fuseInit)
+    markVectorTileFusingInit(result, sizes);
+  else
+    markVectorTile(result, sizes);
   if (Operation *op = result.getDefiningOp())
     op->setAttr(kExactTileAttr, UnitAttr::get(op->getContext()));
+}
+
+void posenc::decompose::markVectorTileFusingInit(Value result,
+                                                 ArrayRef<int64_t> sizes) {
+  markVectorTile(result, sizes);
+  if (Operation *op = result.getDefiningOp())
+    op->setAttr("posenc.vector_tile_fuse_init",
+                UnitAttr::get(op->getContext()));
 }
 
 int64_t posenc::decompose::divisorAtMost(int64_t n, int64_t bound) {

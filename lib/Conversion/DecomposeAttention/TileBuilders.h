@@ -162,8 +162,16 @@ mlir::Value padRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
 void markVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
 
 /// markVectorTile with sizes already chosen for the target's vector width
-/// (the pass does not scale them for narrower vectors).
-void markExactVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
+/// (the pass does not scale them for narrower vectors); with `fuseInit`, as
+/// markVectorTileFusingInit.
+void markExactVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes,
+                         bool fuseInit = false);
+
+/// As markVectorTile, for a reduction whose destination's producer (a fill,
+/// an elementwise rescale; used only here) is to be fused into each of its
+/// register tiles rather than computed over the whole destination first.
+void markVectorTileFusingInit(mlir::Value result,
+                              llvm::ArrayRef<int64_t> sizes);
 
 /// The largest divisor of `n` that is at most `bound` (1 when `n` is
 /// dynamic): register tiles must divide the static tile so that every

@@ -219,7 +219,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
     prefetchKeyTile(kStart);
   Value kTile = vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
                                kSinRows, c, kDecay);
-  Value vTile = rowsOf(info.v);
+  Value vTile = widenedValueTile(rowsOf(info.v));
 
   Value s;
   if (scoreDimLanes) {
@@ -232,11 +232,12 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
     // each FMA is a full vector of keys times a broadcast Q~ element.
     int64_t lanes = divisorAtMost(tk, kKeyLanes);
     s = contract(b, loc, c, qT, {2, 0}, kTile, {1, 2}, filled({tqI, tkI}, 0.0));
-    markVectorTile(s, {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
+    markKeyContraction(s,
+                       {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
   } else {
     // S^T = K~ Q~^T  (loops j, i, d)
     s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
-    markVectorTile(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
+    markKeyContraction(s, {divisorAtMost(tk, 8), divisorAtMost(tq, 32), 1});
   }
   t5Row = tables.t5Buckets ? buildT5TileRow(kStart) : Value();
   xlBand = info.xlRel ? buildXlBand(kStart) : Value();
@@ -257,14 +258,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
             keysOnLanes ? ArrayRef<int64_t>{0, 2} : ArrayRef<int64_t>{2, 0}),
       vTile, step.accScaled, task.qStart, kStart, task.shift,
       info.relValue && !bucketed);
-  if (keysOnLanes)
-    // Longer rows of V per register tile (fewer passes over the V tile,
-    // which the first pass reads from memory): 4 x 64 (16 registers).
-    markVectorTile(accNew,
-                   {divisorAtMost(tq, 4), divisorAtMost(dvStatic, 64), 1});
-  else
-    markVectorTile(accNew,
-                   {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32), 1});
+  SmallVector<int64_t, 2> pvTile = valueRegisterTile();
+  markKeyContraction(accNew, {pvTile[0], pvTile[1], 1});
   SmallVector<Value> yielded = {step.mNew, step.lNew, accNew};
   if (bucketed) {
     SmallVector<Value, 3> buckets = accumulateValueBuckets(
@@ -316,18 +311,64 @@ Value VectorTileBuilder::scoresWithDimsOnLanes(Value kTile) {
   // the rest for the Q~ and K rows they read.
   int64_t accumulators = lanes >= 16 ? 16 : 8;
   int64_t rows = divisorAtMost(tq, 4);
-  markExactVectorTile(partial, {rows,
-                                divisorAtMost(tk, std::max<int64_t>(
-                                                      1, accumulators / rows)),
-                                1, lanes});
+  // Each [rows x keys x lanes] accumulator tile is zeroed in registers
+  // right before its loop over D (VectorizeTiles.cpp, tileFusingInit)
+  // instead of a zero-filled partial buffer per key tile.
+  markExactVectorTile(
+      partial,
+      {rows, divisorAtMost(tk, std::max<int64_t>(1, accumulators / rows)), 1,
+       lanes},
+      /*fuseInit=*/true);
   Value s = buildGeneric(
       b, loc, partial, filled({tqI, tkI}, 0.0),
       {mapOf(ctx, 3, {0, 1, 2}), mapOf(ctx, 3, {0, 1})}, iterators(2, 1),
       [&](OpBuilder &b, Location loc, ValueRange a) {
         yieldValue(b, loc, arith::AddFOp::create(b, loc, a[1], a[0]));
       });
-  markExactVectorTile(s, {1, lanes, lanes});
+  markExactVectorTile(s, {1, lanes, lanes}, /*fuseInit=*/true);
   return s;
+}
+
+/// The register tile [rows x dims] of P V (512-bit vectors).
+SmallVector<int64_t, 2> VectorTileBuilder::valueRegisterTile() const {
+  if (keysOnLanes)
+    // Longer rows of V per register tile (fewer passes over the V tile,
+    // which the first pass reads from memory): 4 x 64 (16 registers).
+    return {divisorAtMost(tq, 4), divisorAtMost(dvStatic, 64)};
+  return {divisorAtMost(tq, 8), divisorAtMost(dvStatic, 32)};
+}
+
+Value VectorTileBuilder::widenedValueTile(Value vTile) {
+  // Decode with half-precision V whose P V register tiles pass over each V
+  // row more than twice (16 rows and more at 512 bits, every tile at 256
+  // bits): V converted once per key tile into an f32 tile (L1-resident)
+  // rather than once per pass. One or two passes (4 rows at 512 bits)
+  // convert no more than this would, and store nothing.
+  auto type = cast<RankedTensorType>(vTile.getType());
+  if (!rowsPerHead || type.getElementType() == c ||
+      ShapedType::isDynamic(dvStatic) || info.relValue)
+    return vTile;
+  SmallVector<int64_t, 2> tile = valueRegisterTile();
+  if ((tq / tile[0]) * (dvStatic / tile[1]) <= 2)
+    return vTile;
+  Value wide = buildGeneric(
+      b, loc, vTile, tensor::EmptyOp::create(b, loc, type.getShape(), c),
+      {id2, id2}, iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, castFloat(b, loc, a[0], c));
+      });
+  markVectorTile(wide, {1, 0});
+  return wide;
+}
+
+void VectorTileBuilder::markKeyContraction(Value result,
+                                           ArrayRef<int64_t> sizes) {
+  // Decode: the zero fill of the score tile and the rescale of the
+  // accumulator are fused into each register tile of the contraction that
+  // consumes them (VectorizeTiles.cpp, tileFusingInit).
+  if (rowsPerHead)
+    markVectorTileFusingInit(result, sizes);
+  else
+    markVectorTile(result, sizes);
 }
 
 Value VectorTileBuilder::modifyScores(Value sIn, Value kStart, Value row,

@@ -189,6 +189,15 @@ private:
   mlir::Value addDebertaTerms(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value score);
 
+  /// The register tile [rows, dims] of P V, for 512-bit vectors.
+  llvm::SmallVector<int64_t, 2> valueRegisterTile() const;
+  /// The V tile of a key step, converted to the compute type once when the
+  /// decode schedule's P V would convert it in more than two passes.
+  mlir::Value widenedValueTile(mlir::Value vTile);
+  /// Marks a contraction of a key step (the scores, P V) with its register
+  /// tile, fusing its destination's producer in the decode schedule.
+  void markKeyContraction(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
+
   mlir::OpBuilder &b;
   mlir::Location loc;
   const AttentionInfo &info;

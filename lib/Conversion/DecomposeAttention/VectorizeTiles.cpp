@@ -53,6 +53,7 @@ namespace {
 constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
 /// A register tile chosen for the target's width, not scaled.
 constexpr StringLiteral kExactTileAttr = "posenc.vector_tile_exact";
+constexpr StringLiteral kFuseInitAttr = "posenc.vector_tile_fuse_init";
 
 /// Vectorizes `op` if upstream can (static shapes); otherwise leaves it.
 static void vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
@@ -207,6 +208,74 @@ static bool isLaneParallelContraction(vector::ContractionOp op) {
   return shared;
 }
 
+/// Tiles `op` by `sizes` and vectorizes each tile.
+static void tileAndVectorize(RewriterBase &rewriter, linalg::LinalgOp op,
+                             ArrayRef<int64_t> sizes) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return;
+  rewriter.replaceOp(op, tiled->replacements);
+  for (Operation *tile : tiled->tiledOps)
+    vectorizeIfStatic(rewriter, tile);
+}
+
+/// Tiles a reduction `op` marked with `posenc.vector_tile_fuse_init` in two
+/// levels: first its parallel dims, with the producer of its destination (a
+/// zero fill, or the online softmax's rescale `alpha * acc`) fused into
+/// each tile by upstream tile-and-fuse, then the reduction dims of that
+/// tile. Each accumulator tile is then initialized (zeroed or rescaled)
+/// right before its reduction loop: no pass over the whole destination
+/// first, which LLVM interleaves with the register tiles (keeping the next
+/// tile's rescaled accumulators live, spilling its own) or stores as a
+/// zero-filled buffer. Tiling all dims at once cannot fuse the producer:
+/// its slice would be recomputed in every step of the reduction loop.
+static void tileFusingInit(RewriterBase &rewriter, linalg::LinalgOp op,
+                           ArrayRef<int64_t> sizes) {
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> parallel(sizes);
+  for (auto [loop, size] : llvm::enumerate(parallel))
+    if (iterators[loop] == utils::IteratorType::reduction)
+      size = 0;
+  // The destinations' producers that only this op uses.
+  llvm::SmallDenseSet<Value> fusable;
+  for (Value init : op.getDpsInits())
+    if (init.hasOneUse() && init.getDefiningOp<linalg::LinalgOp>())
+      fusable.insert(init);
+  scf::SCFTileAndFuseOptions options;
+  options.tilingOptions.setTileSizes(
+      getAsIndexOpFoldResult(rewriter.getContext(), parallel));
+  options.setFusionControlFn(
+      [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!isDestination || !fusable.contains(producer))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(fused)) {
+    tileAndVectorize(rewriter, op, sizes);
+    return;
+  }
+  for (OpResult result : op->getResults())
+    rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+  auto tiled = cast<linalg::LinalgOp>(fused->tiledAndFusedOps.front());
+  for (Operation *producer : llvm::drop_begin(fused->tiledAndFusedOps))
+    vectorizeIfStatic(rewriter, producer);
+  // The reduction dims of the tile; its parallel dims are whole already.
+  SmallVector<int64_t> reduction(sizes);
+  for (auto [loop, size] : llvm::enumerate(reduction))
+    if (iterators[loop] == utils::IteratorType::parallel)
+      size = 0;
+  tileAndVectorize(rewriter, tiled, reduction);
+}
+
 struct PosencVectorizeAttentionTilesPass
     : posenc::impl::PosencVectorizeAttentionTilesPassBase<
           PosencVectorizeAttentionTilesPass> {
@@ -222,8 +291,17 @@ struct PosencVectorizeAttentionTilesPass
       if (op->hasAttr(kVectorTileAttr))
         marked.push_back(op);
     });
+    // Reductions fusing their destination's producer first: a producer
+    // fused into their tiles is left without uses and erased below.
+    std::stable_partition(
+        marked.begin(), marked.end(),
+        [](linalg::LinalgOp op) { return op->hasAttr(kFuseInitAttr); });
     IRRewriter rewriter(ctx);
     for (linalg::LinalgOp op : marked) {
+      if (op->getNumResults() && op->use_empty()) {
+        rewriter.eraseOp(op);
+        continue;
+      }
       ArrayRef<int64_t> marks =
           cast<DenseI64ArrayAttr>(op->getAttr(kVectorTileAttr)).asArrayRef();
       bool exact = op->hasAttr(kExactTileAttr);
@@ -231,23 +309,16 @@ struct PosencVectorizeAttentionTilesPass
                                          : scaleRegisterTile(op, marks, bits);
       op->removeAttr(kVectorTileAttr);
       op->removeAttr(kExactTileAttr);
+      bool fuseInit = op->hasAttr(kFuseInitAttr);
+      op->removeAttr(kFuseInitAttr);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 0; })) {
         vectorizeIfStatic(rewriter, op);
         continue;
       }
-      scf::SCFTilingOptions options;
-      SmallVector<OpFoldResult> tileSizes;
-      for (int64_t s : sizes)
-        tileSizes.push_back(rewriter.getIndexAttr(s));
-      options.setTileSizes(tileSizes);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(tiled))
-        continue;
-      rewriter.replaceOp(op, tiled->replacements);
-      for (Operation *tile : tiled->tiledOps)
-        vectorizeIfStatic(rewriter, tile);
+      if (fuseInit)
+        tileFusingInit(rewriter, op, sizes);
+      else
+        tileAndVectorize(rewriter, op, sizes);
     }
 
     // Fold the broadcast-multiply-reduce form of the contractions into

@@ -43,17 +43,17 @@
 // DIMS8: tensor.expand_shape {{.*}} output_shape [4, 4, 8] : tensor<4x32xf32> into tensor<4x4x8xf32>
 // DIMS: scf.for
 // DIMS16: tensor.expand_shape {{.*}} output_shape [64, 2, 16] : tensor<64x32xf32> into tensor<64x2x16xf32>
-// DIMS16: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x2x16xf32>, tensor<64x2x16xf32>) outs(%{{.*}} : tensor<4x64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 4, 1, 16>, posenc.vector_tile_exact}
-// DIMS16: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x16xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 16, 16>, posenc.vector_tile_exact}
+// DIMS16: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x2x16xf32>, tensor<64x2x16xf32>) outs(%{{.*}} : tensor<4x64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 4, 1, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// DIMS16: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x16xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 16, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
 // DIMS8: tensor.expand_shape {{.*}} output_shape [64, 4, 8] : tensor<64x32xf32> into tensor<64x4x8xf32>
-// DIMS8: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x4x8xf32>, tensor<64x4x8xf32>) outs(%{{.*}} : tensor<4x64x8xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 2, 1, 8>, posenc.vector_tile_exact}
-// DIMS8: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x8xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 8, 8>, posenc.vector_tile_exact}
+// DIMS8: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x4x8xf32>, tensor<64x4x8xf32>) outs(%{{.*}} : tensor<4x64x8xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 2, 1, 8>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// DIMS8: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x8xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 8, 8>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
 // DIMS-NOT: tensor<32x4xf32>
 // 16 rows: K transposed in registers as before (more rows share each
 // transpose).
 // DIMS16-LABEL: func.func @decode_q4(
 // DIMS16-NOT: posenc.vector_tile_exact
-// DIMS16: ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>}
+// DIMS16: ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>, posenc.vector_tile_fuse_init}
 // DIMS16-LABEL: func.func @decode_q16(
 // The prefill schedule is untouched.
 // DIMS-LABEL: func.func @prefill_q17(
@@ -96,11 +96,13 @@
 // Rows that fit one f32 vector (4 here; 8 with 256-bit vectors, 16 with
 // 512-bit): the scores are S [rows x keys], the keys on the vector lanes: S = Q~ K~^T read K as stored ((i, j, d) -> (j, d)) in
 // [rows x 16 keys x 16 dims] register tiles; the statistics reduce the keys
-// 16 at a time; P V reads P [rows x keys].
+// 16 at a time; P V reads P [rows x keys]. Both contractions fuse the
+// producer of their destination (the zero fill, the rescale) into their
+// register tiles (posenc.vector_tile_fuse_init).
 // CHECK: scf.for
-// CHECK: linalg.generic {indexing_maps = [#[[$DI]], #[[$JD]], #[[$IJ]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 16, 16>}
+// CHECK: linalg.generic {indexing_maps = [#[[$DI]], #[[$JD]], #[[$IJ]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<32x4xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 16, 16>, posenc.vector_tile_fuse_init}
 // CHECK: iterator_types = ["parallel", "reduction"]} ins(%{{.*}} : tensor<4x64xf32>) outs(%{{.*}} : tensor<4xf32>) attrs =  {posenc.vector_tile = array<i64: 0, 16>}
-// CHECK: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<4x32xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 32, 1>}
+// CHECK: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<4x32xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 32, 1>, posenc.vector_tile_fuse_init}
 // CHECK-NOT: {{x300xf32>|<300x}}
 // CHECK: tensor.parallel_insert_slice {{.*}} : tensor<4x32xf32> into tensor<1x?x?x4x32xf32>
 // CHECK: math.exp
@@ -123,7 +125,7 @@ func.func @decode_q1(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf32>, %v: t
 // CHECK: linalg.generic {indexing_maps = [#[[$Q4ROW]], {{.*}} outs(%{{.*}} : tensor<1x8x4x32xf32>)
 // KEYS16-LABEL: func.func @decode_q4
 // KEYS16: tensor.collapse_shape {{.*}} : tensor<4x4x32xf32> into tensor<16x32xf32>
-// KEYS16: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>}
+// KEYS16: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>, posenc.vector_tile_fuse_init}
 // KEYS16-NOT: outs(%{{.*}} : tensor<64x16xf32>)
 // KEYS16-LABEL: func.func @decode_q16
 // KEYS16: outs(%{{.*}} : tensor<64x64xf32>)

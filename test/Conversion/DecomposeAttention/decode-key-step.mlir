@@ -1,0 +1,92 @@
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=TILES
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
+
+// The key step of the decode schedule beyond the score contraction
+// (docs/pipelines.md, "Where a decode step's time goes"): no buffer is
+// allocated inside the key loop (upstream buffer-loop-hoisting: once per
+// task); the score tile is zeroed and the accumulator rescaled one register
+// tile at a time, right before that tile's reduction loop (the
+// contraction's destination producer fused into its tiles); P V keeps each
+// [4 x 64] accumulator tile in registers across the 64 keys; f16/bf16 V is
+// converted once per key tile when P V passes over V more than twice.
+
+// GQA 8/2, Sq = 1: a tile of 4 rows, P V in two passes of [4 x 64] that
+// read V as stored (f16, converted in the pass).
+// TILES-LABEL: func.func @decode_q1
+// The score contraction (head dim on the lanes, docs/pipelines.md): its
+// partial products and the reduction of their lanes both fuse their zero
+// fill into each register tile.
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<4x8x16xf32>, tensor<64x8x16xf16>) outs(%{{.*}} : tensor<4x64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 4, 1, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// TILES: ins(%{{.*}} : tensor<4x64x16xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 16, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x128xf16>) outs(%{{.*}} : tensor<4x128xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 64, 1>, posenc.vector_tile_fuse_init}
+// TILES-NOT: tensor<64x128xf32>
+// TILES-LABEL: func.func @decode_q4
+
+// LOOPS-LABEL: func.func @decode_q1
+// LOOPS: omp.loop_nest
+// LOOPS: %[[PART:.*]] = memref.alloc() {{.*}} : memref<4x64x16xf32>
+// LOOPS: %[[S:.*]] = memref.alloc() {{.*}} : memref<4x64xf32>
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NOT: memref.alloc
+// The partial products: zeroed one [4 x 4 x 16] register tile at a time,
+// right before its loop over the head dim (no zero-filled buffer).
+// LOOPS: vector.transfer_write %{{.*}}, %[[PART]][%c0, %[[J:.*]], %c0] {{.*}} : vector<4x4x16xf32>, memref<4x64x16xf32>
+// LOOPS-NEXT: vector.transfer_read %[[PART]][%c0, %[[J]], %c0]
+// LOOPS-NEXT: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x4x16xf32>)
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: vector.transfer_write {{.*}} vector<1x64xf32>, memref<4x64xf32>
+// LOOPS: vector.transfer_write %{{.*}}, %[[S]]{{.*}} : vector<1x16xf32>, memref<4x64xf32>
+// LOOPS-NOT: memref.alloc
+// P V: each [4 x 64] accumulator tile rescaled, then accumulated over the
+// keys in registers (no store in the key loop).
+// LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c64 {
+// LOOPS-NEXT: %[[A:.*]] = vector.transfer_read %[[ACC:.*]][%c0, %[[X]]]
+// LOOPS-NEXT: arith.mulf %{{.*}}, %[[A]] : vector<4x64xf32>
+// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[ACC]][%c0, %[[X]]]
+// LOOPS-NEXT: vector.transfer_read %[[ACC]][%c0, %[[X]]]
+// LOOPS-NEXT: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x64xf32>)
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: vector.transfer_write
+// LOOPS: vector.transfer_read %arg2{{.*}} : memref<1x2x256x128xf16>, vector<1x64xf16>
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: vector.transfer_write
+// LOOPS: scf.yield %{{.*}} : vector<4x64xf32>
+// LOOPS-NEXT: }
+// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[ACC]][%c0, %[[X]]]
+func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v: tensor<1x2x256x128xf16>) -> tensor<1x8x1x128xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x128xf32>, tensor<1x2x256x128xf16>, tensor<1x2x256x128xf16> -> tensor<1x8x1x128xf32>
+  return %o : tensor<1x8x1x128xf32>
+}
+
+// Sq = 4: 16 rows, P V in eight passes of [4 x 64]: V widened to f32 once
+// per key tile, and P V reads the widened tile.
+// TILES: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
+// TILES: ins(%{{.*}}, %[[VW]] : tensor<16x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 64, 1>, posenc.vector_tile_fuse_init}
+
+// LOOPS-LABEL: func.func @decode_q4
+// LOOPS: omp.loop_nest
+// LOOPS: %[[VW:.*]] = memref.alloc() {{.*}} : memref<64x128xf32>
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NOT: memref.alloc
+// LOOPS: arith.extf %{{.*}} : vector<1x128xf16> to vector<1x128xf32>
+// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[VW]]
+// LOOPS-NOT: memref.alloc
+// LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c64 {
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: %arg2
+// LOOPS: vector.transfer_read %[[VW]]{{.*}} : memref<64x128xf32>, vector<1x64xf32>
+// LOOPS: scf.yield %{{.*}} : vector<4x64xf32>
+
+// At 256 bits the register tiles halve ([2 x 32]): the same structure.
+// LOOPS256-LABEL: func.func @decode_q1
+// LOOPS256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS256-NOT: memref.alloc
+// LOOPS256: scf.for {{.*}} iter_args({{.*}}) -> (vector<2x32xf32>)
+// LOOPS256-NOT: memref.alloc
+// LOOPS256-NOT: vector.transfer_write
+// LOOPS256: scf.yield %{{.*}} : vector<2x32xf32>
+func.func @decode_q4(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x256x128xf16>, %v: tensor<1x2x256x128xf16>) -> tensor<1x8x4x128xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x128xf32>, tensor<1x2x256x128xf16>, tensor<1x2x256x128xf16> -> tensor<1x8x4x128xf32>
+  return %o : tensor<1x8x4x128xf32>
+}
