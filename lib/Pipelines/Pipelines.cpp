@@ -41,6 +41,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.splitKTasks = options.attentionSplitKTasks;
     decomposeOptions.splitKMaxKeys = options.attentionSplitKMaxKeys;
     decomposeOptions.prefetchTiles = options.attentionPrefetchTiles;
+    decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =

@@ -230,3 +230,38 @@ def test_prefill_ir_unchanged(sq, elem):
     by_shape = posenc.run_pipeline(ir, pipeline())
     fixed = posenc.run_pipeline(ir, pipeline("attention-query-tile=64"))
     assert by_shape == fixed
+
+
+# The score contraction of tiles of at most 4 rows with the head dim on the
+# lanes (attention-score-dims-on-lanes, the default; docs/pipelines.md,
+# "Where a decode step's time goes"): per-lane partial products reduced
+# once per score by a transpose-and-add tree. (Sq, Hq, Hkv): 4 rows (Sq = 1
+# GQA 32/8 and 4/1, Sq = 4 MHA), 1 row (Sq = 1 MHA); 16 rows (Sq = 4 GQA
+# 32/8) takes the transposing contraction and is checked with the option
+# both ways too. 1000 keys: a partial last key tile. Same tolerance as
+# above: only the order of the f32 additions over D changes.
+DIMS_ON_LANES = [(1, 32, 8), (1, 4, 1), (4, 4, 4), (1, 4, 4), (4, 32, 8)]
+VECTOR_BITS = ["vector-bits=512", "vector-bits=256 target-features=-avx512f"]
+
+
+@pytest.mark.parametrize("bits", VECTOR_BITS)
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("sq,hq,hkv", DIMS_ON_LANES)
+@pytest.mark.parametrize("on", ["true", "false"])
+def test_score_dims_on_lanes(on, sq, hq, hkv, elem, bits):
+    ir, args, want = half_kv_case(hq, hkv, sq, 1000, 128, elem,
+                                  seed=sq + hq + hkv)
+    check(ir, args, want, f"{bits} attention-score-dims-on-lanes={on}",
+          f"{elem} Sq={sq} {hq}/{hkv} dims on lanes {on}")
+
+
+@pytest.mark.parametrize("bits", VECTOR_BITS)
+@pytest.mark.parametrize("sq,hq,hkv", [(1, 32, 8), (4, 4, 4)])
+def test_score_dims_on_lanes_kv_lengths(sq, hq, hkv, bits):
+    """Over a cache with per-batch lengths (kv_lengths; 70 ends inside the
+    second key tile, 0 gives zeros), f16 keys, causal, split-K forced."""
+    from test_kv_cache_execution import kv_case
+    ir, args, want = kv_case(3, hq, hkv, sq, 300, 128, [200, 70, 0],
+                             causal=True, elem="f16", seed=sq)
+    check(ir, args, want, f"{bits} attention-split-k-max-keys=128",
+          f"kv_lengths Sq={sq} {hq}/{hkv}")

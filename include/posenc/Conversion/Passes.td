@@ -120,6 +120,12 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Vector layout, decode schedule: software-prefetch (into the L1 "
            "cache) the K/V rows of the key tile this many tiles ahead of "
            "the one being computed (0: none)">,
+    Option<"scoreDimsOnLanes", "score-dims-on-lanes", "bool",
+           /*default=*/"true",
+           "Vector layout, decode tiles of at most 4 rows (keys on the "
+           "lanes): the score contraction accumulates per-lane partial "
+           "products with the head dim on the lanes and reduces each "
+           "score's lanes once (false: K transposed in registers)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "
@@ -166,7 +172,9 @@ def PosencVectorizeAttentionTilesPass
     a register tile (an accumulator's rows and lanes) shrinks by the width
     ratio, to a divisor of the marked size, so that the accumulator takes the
     same share of the register file (`[8, 32, 1]` becomes `[4, 16, 1]` at
-    256 bits).
+    256 bits). Ops also carrying `posenc.vector_tile_exact` have sizes
+    chosen for the target's width already (the decode score contraction
+    with the head dim on the lanes) and are tiled as marked.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
@@ -210,7 +218,12 @@ def PosencLowerAttentionVectorsPass
     Runs after bufferization. Hoists accumulator transfers out of the
     register-tile reduction loops (the accumulator then stays in registers),
     lowers `vector.contract` to outer products (FMAs with a broadcast
-    operand), `vector.multi_reduction` to elementwise ops across lanes,
+    operand) or, when a parallel dim indexes both operands (the lanes of
+    the decode score contraction with the head dim on the lanes), to
+    elementwise FMAs (upstream's `parallelarith` lowering),
+    `vector.multi_reduction` to elementwise ops across lanes (a reduction
+    of the lanes of an N x N block, N = 4, 8 or 16, by a transpose-and-add
+    tree: 2N - 2 shuffles for N results, in order),
     transposed transfers to transposes, and `math.exp`/`sin`/`cos` on f32
     vectors to the upstream polynomial approximations (scalar math, e.g. of
     the reference lowering, keeps libm).

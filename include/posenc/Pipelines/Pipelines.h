@@ -52,6 +52,13 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("Fused path, decode schedule: software-prefetch the "
                      "K/V rows this many key tiles ahead (0: none)"),
       llvm::cl::init(1)};
+  Option<bool> attentionScoreDimsOnLanes{
+      *this, "attention-score-dims-on-lanes",
+      llvm::cl::desc("Fused path, decode tiles of at most 4 rows: the "
+                     "score contraction keeps the head dim on the lanes "
+                     "and reduces each score once (false: transposes K in "
+                     "registers)"),
+      llvm::cl::init(true)};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "

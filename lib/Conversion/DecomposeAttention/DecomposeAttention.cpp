@@ -210,6 +210,33 @@ static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
   return rows * 32 <= bits;
 }
 
+/// Decode tiles of at most this many rows contract the scores with the head
+/// dim on the lanes: with the keys on the lanes, the register transpose of
+/// K costs as many shuffles as FMAs at 4 rows, a quarter at 16 rows, where
+/// the per-row partial products (K read once per 4 rows, 64 KiB of
+/// partials per key tile) measured 1.3-1.8x slower (docs/pipelines.md).
+constexpr int64_t kMaxScoreDimRows = 4;
+
+/// The f32 lanes of the score contraction with the head dim on the lanes
+/// (AttentionSchedule::scoreDimLanes) for a keys-on-lanes decode tile of at
+/// most kMaxScoreDimRows rows: the target's lanes when `enabled` and a
+/// static head dim D divides into them (and the key tile too, whole blocks
+/// of keys per reduction), else 0.
+static int64_t decodeScoreDimLanes(const AttentionInfo &info,
+                                   const AttentionSchedule &schedule,
+                                   bool enabled, int64_t vectorBits) {
+  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
+  int64_t lanes = bits / 32;
+  int64_t d = cast<RankedTensorType>(info.q.getType()).getDimSize(info.n + 1);
+  int64_t dk = cast<RankedTensorType>(info.k.getType()).getDimSize(info.n + 1);
+  if (!enabled || !schedule.keysOnLanes || lanes < 4 ||
+      schedule.queryTile > kMaxScoreDimRows ||
+      ShapedType::isDynamic(d) || d != dk || d % lanes != 0 ||
+      schedule.keyTile % lanes != 0)
+    return 0;
+  return lanes;
+}
+
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's
 /// limit), and the fewest keys of a decode key tile.
 constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
@@ -300,6 +327,8 @@ chooseDecodeSchedule(const AttentionInfo &info,
   if (!generic) {
     schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
     schedule.prefetchTiles = o.prefetchTiles;
+    schedule.scoreDimLanes =
+        decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
   }
   schedule.splitCount = o.splitKCount;
   return schedule;
@@ -468,6 +497,7 @@ struct PosencDecomposeAttentionPass
     options.genericDecode = genericDecode;
     options.vectorBits = vectorBits;
     options.prefetchTiles = prefetchTiles;
+    options.scoreDimsOnLanes = scoreDimsOnLanes;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

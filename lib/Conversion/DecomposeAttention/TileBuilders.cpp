@@ -111,11 +111,24 @@ SmallVector<Value> posenc::decompose::tableLead(Value table, int64_t perOpRank,
 /// --posenc-vectorize-attention-tiles to register-tile an op (one size per
 /// loop, 0 = untiled) and vectorize it.
 static constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
+/// Marks a register tile chosen for the target's width (not scaled).
+static constexpr StringLiteral kExactTileAttr = "posenc.vector_tile_exact";
 
 void posenc::decompose::markVectorTile(Value result, ArrayRef<int64_t> sizes) {
   if (Operation *op = result.getDefiningOp())
     op->setAttr(kVectorTileAttr,
                 DenseI64ArrayAttr::get(op->getContext(), sizes));
+}
+
+void posenc::decompose::markExactVectorTile(Value result,
+                                            ArrayRef<int64_t> sizes,
+                                            bool fuseInit) {
+  if (fuseInit)
+    markVectorTileFusingInit(result, sizes);
+  else
+    markVectorTile(result, sizes);
+  if (Operation *op = result.getDefiningOp())
+    op->setAttr(kExactTileAttr, UnitAttr::get(op->getContext()));
 }
 
 void posenc::decompose::markVectorTileFusingInit(Value result,

@@ -77,6 +77,11 @@ struct AttentionSchedule {
   /// Decode: the score tile is S [rows x keys] with the keys on the vector
   /// lanes (else S^T, the rows on the lanes; always so in prefill).
   bool keysOnLanes = false;
+  /// Decode, keys on the lanes: the f32 lanes of the target's vectors when
+  /// the score contraction keeps the head dim on them (S = per-lane partial
+  /// products reduced once per score; 0: the contraction transposes K in
+  /// registers).
+  int64_t scoreDimLanes = 0;
   /// Decode, vector layout: each full key tile prefetches the K/V rows of
   /// the tile this many tiles ahead (0: none).
   int64_t prefetchTiles = 0;
@@ -160,6 +165,12 @@ mlir::Value padRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
 /// Marks the op defining `result` for --posenc-vectorize-attention-tiles:
 /// register-tile it by `sizes` (one per loop, 0 = untiled) and vectorize.
 void markVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
+
+/// markVectorTile with sizes already chosen for the target's vector width
+/// (the pass does not scale them for narrower vectors); with `fuseInit`, as
+/// markVectorTileFusingInit.
+void markExactVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes,
+                         bool fuseInit = false);
 
 /// As markVectorTile, for a reduction whose destination's producer (a fill,
 /// an elementwise rescale; used only here) is to be fused into each of its

@@ -101,6 +101,12 @@ void VectorTileBuilder::buildQueryTranspose() {
   }
   Value qTile = vectorPrologue(b, loc, qRows(info.q, task.lead), info.qRope,
                                qCosRows, qSinRows, c);
+  if (scoreDimLanes) {
+    // The score contraction reads Q~ as stored (decode: no other product
+    // reads qT).
+    this->qRows = qTile;
+    return;
+  }
   qT = buildGeneric(
       b, loc, qTile,
       tensor::EmptyOp::create(
@@ -223,7 +229,9 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   Value vTile = widenedValueTile(rowsOf(info.v));
 
   Value s;
-  if (keysOnLanes) {
+  if (scoreDimLanes) {
+    s = scoresWithDimsOnLanes(kTile);
+  } else if (keysOnLanes) {
     // S = Q~ K~^T  (loops i, j, d): keys on the lanes. The register tile
     // [tq x kKeyLanes] reads a [kKeyLanes x kKeyLanes] block of K (keys x
     // dims, as stored: half stays half) and the contraction's lowering to
@@ -268,6 +276,64 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   if (debertaC2P)
     yielded.push_back(nextDebertaC2P(kStart));
   scf::YieldOp::create(b, loc, yielded);
+}
+
+Value VectorTileBuilder::scoresWithDimsOnLanes(Value kTile) {
+  // With the keys on the lanes, contracting D as a matmul (the branch below
+  // in keyStep) transposes each [16 keys x 16 dims] block of K in registers:
+  // as many shuffles as FMAs for a 4-row tile. Here D is split into
+  // [D/lanes x lanes] and the lanes stay a parallel loop: partial[i, j, l]
+  // = sum_c Q~[i, c, l] K~[j, c, l] reads K and Q~ rows as stored (one FMA
+  // per vector, no shuffle), then S[i, j] = sum_l partial[i, j, l] reduces
+  // each score's lanes once (--posenc-lower-attention-vectors lowers a
+  // [lanes x lanes] block of it as a transpose-and-add tree, so S comes out
+  // with the keys on the lanes for the softmax).
+  int64_t lanes = scoreDimLanes, d = staticSize(dq);
+  auto split = [&](Value t) {
+    auto type = cast<RankedTensorType>(t.getType());
+    auto to = RankedTensorType::get(
+        {type.getDimSize(0), d / lanes, lanes}, type.getElementType());
+    return tensor::ExpandShapeOp::create(
+        b, loc, to, t, ArrayRef<ReassociationIndices>{{0}, {1, 2}},
+        ArrayRef<OpFoldResult>{tensor::getMixedSize(b, loc, t, 0),
+                               b.getIndexAttr(d / lanes),
+                               b.getIndexAttr(lanes)});
+  };
+  Value partial0 =
+      filledTile(b, loc, {tqI, tkI, b.getIndexAttr(lanes)}, c, 0.0);
+  markVectorTile(partial0, {1, 0, 0});
+  Value partial = buildGeneric(
+      b, loc, ValueRange{split(qRows), split(kTile)}, partial0,
+      {mapOf(ctx, 4, {0, 2, 3}), mapOf(ctx, 4, {1, 2, 3}),
+       mapOf(ctx, 4, {0, 1, 3})},
+      {IteratorType::parallel, IteratorType::parallel,
+       IteratorType::reduction, IteratorType::parallel},
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        Value prod = arith::MulFOp::create(b, loc, castFloat(b, loc, a[0], c),
+                                           castFloat(b, loc, a[1], c));
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
+      });
+  // Register tile [rows x keys] of partial vectors: half the registers
+  // (32 with 512-bit vectors, 16 with 256 or 128 bits) for accumulators,
+  // the rest for the Q~ and K rows they read.
+  int64_t accumulators = lanes >= 16 ? 16 : 8;
+  int64_t rows = divisorAtMost(tq, 4);
+  // Each [rows x keys x lanes] accumulator tile is zeroed in registers
+  // right before its loop over D (VectorizeTiles.cpp, tileFusingInit)
+  // instead of a zero-filled partial buffer per key tile.
+  markExactVectorTile(
+      partial,
+      {rows, divisorAtMost(tk, std::max<int64_t>(1, accumulators / rows)), 1,
+       lanes},
+      /*fuseInit=*/true);
+  Value s = buildGeneric(
+      b, loc, partial, filled({tqI, tkI}, 0.0),
+      {mapOf(ctx, 3, {0, 1, 2}), mapOf(ctx, 3, {0, 1})}, iterators(2, 1),
+      [&](OpBuilder &b, Location loc, ValueRange a) {
+        yieldValue(b, loc, arith::AddFOp::create(b, loc, a[1], a[0]));
+      });
+  markExactVectorTile(s, {1, lanes, lanes}, /*fuseInit=*/true);
+  return s;
 }
 
 /// The register tile [rows x dims] of P V (512-bit vectors).

@@ -36,6 +36,7 @@ public:
         tk(schedule.keyTile), heads(schedule.packedHeads),
         rowsPerHead(schedule.rowsPerHead),
         keysOnLanes(schedule.keysOnLanes),
+        scoreDimLanes(schedule.scoreDimLanes),
         prefetchTiles(schedule.prefetchTiles) {}
 
   /// Builds the task's body at the builder's insertion point.
@@ -49,6 +50,10 @@ private:
   mlir::Value filled(llvm::ArrayRef<mlir::OpFoldResult> sizes, double value);
   /// The key/value loop state and its loops; returns the final state.
   mlir::ValueRange buildKeyLoops();
+  /// S = Q~ K~^T [tq x tk] with the head dim on the vector lanes
+  /// (scoreDimLanes): per-lane partial products, then one reduction of
+  /// each score's lanes.
+  mlir::Value scoresWithDimsOnLanes(mlir::Value kTile);
   /// One key tile of the online softmax; `tail`: the last, partial tile.
   void keyStep(mlir::Value kStart, mlir::ValueRange iter, bool tail);
   /// Rows [kStart, kStart + kSize) of K, V or a RoPE table (padded in the
@@ -208,6 +213,9 @@ private:
   /// time, else S^T [keys x rows] with the rows on the lanes.
   static constexpr int64_t kKeyLanes = 16;
   bool keysOnLanes;
+  /// Keys on the lanes: the lanes of scoresWithDimsOnLanes (0: the score
+  /// contraction transposes K in registers).
+  int64_t scoreDimLanes;
   /// Decode: key tiles ahead that each full key tile prefetches (0: none).
   int64_t prefetchTiles;
   /// The dim of the score tile's index that is the query row.
@@ -217,7 +225,8 @@ private:
   mlir::Value tkV, zeroIdx;
   mlir::OpFoldResult dq, dv, tqI, tkI;
   int64_t dvStatic = 0;
-  mlir::Value qT, qrT;
+  /// Q~^T [D x tq], or (scoreDimLanes) Q~ [tq x D] in qRows.
+  mlir::Value qT, qRows, qrT;
   /// T5's bias row of the current key tile (buildT5TileRow), or null.
   mlir::Value t5Row;
   /// Transformer-XL: (Q~ + v_h)^T, the current key tile's band product

@@ -51,6 +51,8 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
+/// A register tile chosen for the target's width, not scaled.
+constexpr StringLiteral kExactTileAttr = "posenc.vector_tile_exact";
 constexpr StringLiteral kFuseInitAttr = "posenc.vector_tile_fuse_init";
 
 /// Vectorizes `op` if upstream can (static shapes); otherwise leaves it.
@@ -96,6 +98,114 @@ static SmallVector<int64_t> scaleRegisterTile(linalg::LinalgOp op,
         iterators[loop] == utils::IteratorType::parallel)
       size = largestDivisorAtMost(size, size / ratio);
   return scaled;
+}
+
+/// Reduces the lanes of each row of an [N x N] block (N = 4, 8 or 16 lanes)
+/// into one vector of N results, row r in lane r, by a transpose-and-add
+/// tree: each level pairs adjacent vectors x, y and adds two shuffles of
+/// them (a = x's and y's even parts, b = their odd parts), halving the
+/// vectors and the lanes per row. The first two levels shuffle within
+/// 128-bit chunks (shufps), the others move whole chunks (vshuff32x4 /
+/// vperm2f128), and the rows come out in order: 2N - 2 shuffles and N - 1
+/// combining ops for N rows. Upstream lowers a reduction of the inner dim
+/// either row by row (InnerReduction: log2 N shuffles per row plus the
+/// inserts) or through a full N x N transpose (InnerParallel: about 4N
+/// shuffles); this tree reduces while it transposes. It is what the score
+/// contraction with the head dim on the lanes (a decode tile's partial
+/// products, one [keys x lanes] block per query row) needs so that its
+/// scores come out with the keys on the lanes.
+struct ReduceLaneBlockByTree
+    : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    int64_t rank = type.getRank();
+    if (rank < 2 || type.isScalable() ||
+        !isa<FloatType>(type.getElementType()) ||
+        op.getReductionDims() != ArrayRef<int64_t>{rank - 1})
+      return failure();
+    int64_t n = type.getDimSize(rank - 1);
+    if ((n != 4 && n != 8 && n != 16) || type.getDimSize(rank - 2) != n ||
+        type.getNumElements() != n * n)
+      return failure();
+    Location loc = op.getLoc();
+    Type elem = type.getElementType();
+    Value block = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({n, n}, elem), op.getSource());
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < n; ++r)
+      rows.push_back(vector::ExtractOp::create(rewriter, loc, block, r));
+    // Lane e of `a` (`b` adds 1 or a chunk) in each level: within a chunk
+    // of 4 (t = e % 4), two elements of x then two of y.
+    auto level = [&](ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < rows.size(); i += 2) {
+        Value lo = vector::ShuffleOp::create(rewriter, loc, rows[i],
+                                             rows[i + 1], a);
+        Value hi = vector::ShuffleOp::create(rewriter, loc, rows[i],
+                                             rows[i + 1], b);
+        next.push_back(
+            vector::makeArithReduction(rewriter, loc, op.getKind(), lo, hi));
+      }
+      rows = std::move(next);
+    };
+    SmallVector<int64_t> a(n), b(n);
+    // Level 1: per chunk [x0, x1, y0, y1] + [x2, x3, y2, y3].
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t chunk = e - e % 4, t = e % 4;
+      a[e] = t < 2 ? chunk + t : n + chunk + t - 2;
+      b[e] = a[e] + 2;
+    }
+    level(a, b);
+    // Level 2: per chunk [x0, x2, y0, y2] + [x1, x3, y1, y3].
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t chunk = e - e % 4, t = e % 4;
+      a[e] = t < 2 ? chunk + 2 * t : n + chunk + 2 * (t - 2);
+      b[e] = a[e] + 1;
+    }
+    level(a, b);
+    // Chunk levels: x's even chunks then y's + their odd chunks.
+    int64_t chunks = n / 4;
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t k = e / 4, t = e % 4;
+      a[e] = k < chunks / 2 ? 8 * k + t : n + 8 * (k - chunks / 2) + t;
+      b[e] = a[e] + 4;
+    }
+    while (rows.size() > 1)
+      level(a, b);
+    Value acc = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get({n}, elem), op.getAcc());
+    Value result =
+        vector::makeArithReduction(rewriter, loc, op.getKind(), rows[0], acc);
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, op.getDestType(),
+                                                     result);
+    return success();
+  }
+};
+
+/// Whether `op` has a parallel dim that indexes both operands and the
+/// accumulator (the lanes of the head-dim-on-lanes score contraction) and
+/// only unit reduction dims: elementwise FMAs, which the outer-product
+/// lowering cannot express (it would unroll the shared dim to scalars).
+static bool isLaneParallelContraction(vector::ContractionOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<int64_t> sizes;
+  op.getIterationBounds(sizes);
+  bool shared = false;
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    auto indexes = [&, dim = dim](AffineMap map) {
+      return map.getResultPosition(getAffineDimExpr(dim, op.getContext()))
+          .has_value();
+    };
+    if (iterator == vector::IteratorType::reduction && sizes[dim] != 1)
+      return false;
+    if (iterator == vector::IteratorType::parallel &&
+        llvm::all_of(maps, indexes))
+      shared = true;
+  }
+  return shared;
 }
 
 /// Tiles `op` by `sizes` and vectorizes each tile.
@@ -192,11 +302,13 @@ struct PosencVectorizeAttentionTilesPass
         rewriter.eraseOp(op);
         continue;
       }
-      SmallVector<int64_t> sizes = scaleRegisterTile(
-          op,
-          cast<DenseI64ArrayAttr>(op->getAttr(kVectorTileAttr)).asArrayRef(),
-          bits);
+      ArrayRef<int64_t> marks =
+          cast<DenseI64ArrayAttr>(op->getAttr(kVectorTileAttr)).asArrayRef();
+      bool exact = op->hasAttr(kExactTileAttr);
+      SmallVector<int64_t> sizes = exact ? SmallVector<int64_t>(marks)
+                                         : scaleRegisterTile(op, marks, bits);
       op->removeAttr(kVectorTileAttr);
+      op->removeAttr(kExactTileAttr);
       bool fuseInit = op->hasAttr(kFuseInitAttr);
       op->removeAttr(kFuseInitAttr);
       if (llvm::all_of(sizes, [](int64_t s) { return s == 0; })) {
@@ -236,7 +348,20 @@ struct PosencLowerAttentionVectorsPass
     // reduction loop.
     linalg::hoistRedundantVectorTransfers(func, /*verifyNonZeroTrip=*/true);
 
+    // Contractions whose lanes are a dim of both operands: elementwise FMAs.
+    SmallVector<Operation *> laneParallel;
+    func.walk([&](vector::ContractionOp op) {
+      if (isLaneParallelContraction(op))
+        laneParallel.push_back(op);
+    });
+    RewritePatternSet elementwise(ctx);
+    vector::populateVectorContractLoweringPatterns(
+        elementwise, vector::VectorContractLowering::ParallelArith);
+    if (failed(applyOpPatternsGreedily(laneParallel, std::move(elementwise))))
+      return signalPassFailure();
+
     RewritePatternSet patterns(ctx);
+    patterns.add<ReduceLaneBlockByTree>(ctx, /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorMultiReductionLoweringPatterns(

@@ -14,20 +14,29 @@
 // GQA 8/2, Sq = 1: a tile of 4 rows, P V in two passes of [4 x 64] that
 // read V as stored (f16, converted in the pass).
 // TILES-LABEL: func.func @decode_q1
-// TILES: ins(%{{.*}}, %{{.*}} : tensor<128x4xf32>, tensor<64x128xf16>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 16, 16>, posenc.vector_tile_fuse_init}
+// The score contraction (head dim on the lanes, docs/pipelines.md): its
+// partial products and the reduction of their lanes both fuse their zero
+// fill into each register tile.
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<4x8x16xf32>, tensor<64x8x16xf16>) outs(%{{.*}} : tensor<4x64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 4, 1, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// TILES: ins(%{{.*}} : tensor<4x64x16xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 16, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
 // TILES: ins(%{{.*}}, %{{.*}} : tensor<4x64xf32>, tensor<64x128xf16>) outs(%{{.*}} : tensor<4x128xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 64, 1>, posenc.vector_tile_fuse_init}
 // TILES-NOT: tensor<64x128xf32>
 // TILES-LABEL: func.func @decode_q4
 
 // LOOPS-LABEL: func.func @decode_q1
 // LOOPS: omp.loop_nest
+// LOOPS: %[[PART:.*]] = memref.alloc() {{.*}} : memref<4x64x16xf32>
 // LOOPS: %[[S:.*]] = memref.alloc() {{.*}} : memref<4x64xf32>
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // LOOPS-NOT: memref.alloc
-// The score tile: zeroed one [4 x 16] register tile at a time.
-// LOOPS: vector.transfer_write %{{.*}}, %[[S]][%c0, %[[J:.*]]] {{.*}} : vector<4x16xf32>, memref<4x64xf32>
-// LOOPS: vector.transfer_read %[[S]][%c0, %[[J]]]
-// LOOPS-NEXT: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x16xf32>)
+// The partial products: zeroed one [4 x 4 x 16] register tile at a time,
+// right before its loop over the head dim (no zero-filled buffer).
+// LOOPS: vector.transfer_write %{{.*}}, %[[PART]][%c0, %[[J:.*]], %c0] {{.*}} : vector<4x4x16xf32>, memref<4x64x16xf32>
+// LOOPS-NEXT: vector.transfer_read %[[PART]][%c0, %[[J]], %c0]
+// LOOPS-NEXT: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x4x16xf32>)
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: vector.transfer_write {{.*}} vector<1x64xf32>, memref<4x64xf32>
+// LOOPS: vector.transfer_write %{{.*}}, %[[S]]{{.*}} : vector<1x16xf32>, memref<4x64xf32>
 // LOOPS-NOT: memref.alloc
 // P V: each [4 x 64] accumulator tile rescaled, then accumulated over the
 // keys in registers (no store in the key loop).

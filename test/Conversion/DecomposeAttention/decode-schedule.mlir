@@ -1,8 +1,14 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=256" | FileCheck %s
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=256 score-dims-on-lanes=0" | FileCheck %s
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefix=KEYS16
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 split-k-max-keys=100" | FileCheck %s --check-prefix=MAXKEYS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512 score-dims-on-lanes=0" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefixes=DIMS,DIMS16
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=256" | FileCheck %s --check-prefixes=DIMS,DIMS8
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=DIMSHALF
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE16
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE8
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512 attention-score-dims-on-lanes=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1" | FileCheck %s --check-prefix=THREADS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 prefetch-tiles=2" | FileCheck %s --check-prefix=PREFETCH
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPREFETCH
@@ -24,6 +30,61 @@
 // CHECK-DAG: #[[$DI:.*]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-DAG: #[[$JD:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
 // CHECK-DAG: #[[$IJ:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// Tiles of at most 4 rows (score-dims-on-lanes, the default): the score
+// contraction keeps the head dim on the lanes. Q~ [4 x 32] and each K tile
+// [64 x 32] are viewed as [rows x D/lanes x lanes] (as stored, no copy);
+// partial[i, j, l] = sum_c Q~[i, c, l] K~[j, c, l] in [4 rows x keys x
+// lanes] register tiles chosen for the width (exact: 4 keys of 16 lanes in
+// 16 zmm, 2 keys of 8 lanes in 8 ymm), then S[i, j] = sum_l partial[i, j,
+// l] in [1 x lanes x lanes] blocks: S still has the keys on the lanes.
+// DIMS-LABEL: func.func @decode_q1(
+// DIMS16: tensor.expand_shape {{.*}} output_shape [4, 2, 16] : tensor<4x32xf32> into tensor<4x2x16xf32>
+// DIMS8: tensor.expand_shape {{.*}} output_shape [4, 4, 8] : tensor<4x32xf32> into tensor<4x4x8xf32>
+// DIMS: scf.for
+// DIMS16: tensor.expand_shape {{.*}} output_shape [64, 2, 16] : tensor<64x32xf32> into tensor<64x2x16xf32>
+// DIMS16: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x2x16xf32>, tensor<64x2x16xf32>) outs(%{{.*}} : tensor<4x64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 4, 1, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// DIMS16: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x16xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 16, 16>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// DIMS8: tensor.expand_shape {{.*}} output_shape [64, 4, 8] : tensor<64x32xf32> into tensor<64x4x8xf32>
+// DIMS8: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x4x8xf32>, tensor<64x4x8xf32>) outs(%{{.*}} : tensor<4x64x8xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 2, 1, 8>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// DIMS8: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x8xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 8, 8>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
+// DIMS-NOT: tensor<32x4xf32>
+// 16 rows: K transposed in registers as before (more rows share each
+// transpose).
+// DIMS16-LABEL: func.func @decode_q4(
+// DIMS16-NOT: posenc.vector_tile_exact
+// DIMS16: ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>, posenc.vector_tile_fuse_init}
+// DIMS16-LABEL: func.func @decode_q16(
+// The prefill schedule is untouched.
+// DIMS-LABEL: func.func @prefill_q17(
+// DIMS-NOT: posenc.vector_tile_exact
+// DIMS-LABEL: func.func @dynamic_sq(
+
+// Lowered: the partial products are elementwise FMAs of K rows as loaded
+// (no transpose of K, no broadcast element), and each [lanes x lanes]
+// block of partials is reduced by the transpose-and-add tree (16 lanes:
+// 8 + 4 + 2 + 1 pairs of shuffles, the first levels within 128-bit chunks,
+// the last moving chunks; 8 lanes: 4 + 2 + 1), into the keys on the lanes.
+// TREE-LABEL: func.func @decode_q1(
+// TREE16: vector.fma {{.*}} : vector<4x4x16xf32>
+// TREE16-NOT: vector.transpose {{.*}} vector<16x16xf32>
+// TREE16-COUNT-16: vector.shuffle {{.*}} [{{0|1|2}}, {{1|2|3}}, {{16|17|18}}, {{17|18|19}}, {{4|5|6}}
+// TREE16-COUNT-4: vector.shuffle {{.*}} [{{0|1|2}}, {{2|3}}, {{16|17|18}}, {{18|19}}, {{4|5|6}}
+// TREE16-COUNT-4: vector.shuffle {{.*}} [{{0|4}}, {{1|5}}, {{2|6}}, {{3|7}}, {{8|12}}, {{9|13}}, {{10|14}}, {{11|15}}, {{16|20}}
+// TREE16-COUNT-2: vector.shuffle {{.*}} [{{0|4}}, {{1|5}}, {{2|6}}, {{3|7}}, {{8|12}}, {{9|13}}, {{10|14}}, {{11|15}}, {{16|20}}
+// TREE16-NOT: vector.shuffle
+// TREE16: vector.transfer_write {{.*}} : vector<1x16xf32>, memref<4x64xf32>
+// TREE8: vector.fma {{.*}} : vector<4x2x8xf32>
+// TREE8-NOT: vector.transpose {{.*}} vector<8x8xf32>
+// TREE8-COUNT-14: vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
+// TREE8-NOT: vector.shuffle
+// TREE8: vector.transfer_write {{.*}} : vector<1x8xf32>, memref<4x64xf32>
+// TREE-LABEL: func.func @decode_q4(
+// score-dims-on-lanes=0: the contraction transposes each 16 x 16 block of K.
+// TRANSPOSE-LABEL: func.func @decode_q1(
+// TRANSPOSE: vector.transpose {{.*}} : vector<16x16xf32> to vector<16x16xf32>
+// TRANSPOSE-NOT: vector.fma {{.*}} : vector<4x4x16xf32>
+// TRANSPOSE-LABEL: func.func @decode_q4(
 
 // CHECK-LABEL: func.func @decode_q1
 // CHECK-NOT: {{x300xf32>|<300x}}
@@ -140,6 +201,16 @@ func.func @dynamic_sq(%q: tensor<1x8x?x32xf32>, %k: tensor<1x2x?x32xf32>, %v: te
 // HALF: vector.contract {{.*}} %[[KF]]
 // HALF-NOT: x300x32xf32>
 // HALF: return
+// With the head dim on the lanes: K's rows are read as f16 vectors of
+// 16 dims and extended in registers.
+// DIMSHALF-LABEL: func.func @decode_q1_f16
+// DIMSHALF-NOT: x300x32xf32>
+// DIMSHALF: tensor.extract_slice %arg1[{{.*}}] [1, 1, 64, 32] [1, 1, 1, 1] : tensor<1x2x300x32xf16> to tensor<64x32xf16>
+// DIMSHALF: tensor.expand_shape {{.*}} : tensor<64x32xf16> into tensor<64x2x16xf16>
+// DIMSHALF: %[[KH:.*]] = vector.transfer_read {{.*}} : tensor<64x2x16xf16>, vector<4x1x16xf16>
+// DIMSHALF: arith.extf %[[KH]] : vector<4x1x16xf16> to vector<4x1x16xf32>
+// DIMSHALF-NOT: x300x32xf32>
+// DIMSHALF: return
 func.func @decode_q1_f16(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf16>, %v: tensor<1x2x300x32xf16>) -> tensor<1x8x1x32xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x32xf32>, tensor<1x2x300x32xf16>, tensor<1x2x300x32xf16> -> tensor<1x8x1x32xf32>
   return %o : tensor<1x8x1x32xf32>

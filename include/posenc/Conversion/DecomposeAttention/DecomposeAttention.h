@@ -43,6 +43,10 @@ struct DecomposeAttentionOptions {
   /// Vector layout, decode: software-prefetch the K/V rows of the key tile
   /// this many tiles ahead (0: none).
   int64_t prefetchTiles = 1;
+  /// Vector layout, decode, keys on the lanes: the score contraction keeps
+  /// the head dim on the vector lanes (partial products reduced once per
+  /// score) instead of transposing K in registers.
+  bool scoreDimsOnLanes = true;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on

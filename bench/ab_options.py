@@ -1,0 +1,65 @@
+"""Interleaved A/B of two option sets of the fused pipeline on decode cases.
+
+    POSENC_BUILD_DIR=build PYTHONPATH=python:bench python3 bench/ab_options.py \
+        --a 'attention-score-dims-on-lanes=false' --b '' \
+        --cases 'decode-gqa-q1-k16384-*' [--extra 'vector-bits=256 ...']
+
+Both variants of a case are compiled in one process (bench/run_bench.py's
+decode cases: GQA/MHA, D = 128, causal, the output written into a caller's
+array) and called alternately, A B, B A, ... (bench/interleave.py), so a
+burst of load on a shared host hits both sides; prints per case the median
+time of each side, the median of the per-pair ratio B / A and its
+interquartile range, the ratio of the fastest calls (least disturbed by
+load), and the ISA. Results are checked against each other
+(both sides compute the same attention).
+"""
+import argparse
+import fnmatch
+import os
+
+import numpy as np
+
+import interleave
+import run_bench
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--a", default="", help="options of side A")
+    ap.add_argument("--b", default="", help="options of side B")
+    ap.add_argument("--extra", default="", help="options of both sides")
+    ap.add_argument("--cases", default="decode-gqa-q1-k16384-*")
+    ap.add_argument("--pairs", type=int, default=15)
+    ap.add_argument("--budget", type=float, default=20.0,
+                    help="seconds per case (at least 3 pairs)")
+    args = ap.parse_args()
+    import posenc
+    build = os.environ.get("POSENC_BUILD_DIR", "build")
+    isa = interleave.RooflineProbe(build, 1, True).isa
+    patterns = args.cases.split(",")
+    print(f"ISA {isa}; A: '{args.a}', B: '{args.b}', both: '{args.extra}'")
+    print("| case | A ms | B ms | B / A (median) | IQR | min B / min A | pairs |")
+    print("|---|---|---|---|---|---|---|")
+    for case in run_bench.decode_cases(False):
+        if not any(fnmatch.fnmatch(case.name, p) for p in patterns):
+            continue
+        inputs, _ = case.inputs(np.random.default_rng(0))
+        sides, outs = [], []
+        for opts in (args.a, args.b):
+            pipe = f"builtin.module(posenc-cpu-pipeline{{{opts} {args.extra}}})"
+            compiled = posenc.compile(case.program("fused"), pipeline=pipe)
+            out = np.zeros_like(inputs[0])
+            outs.append(out)
+            sides.append(interleave.timed(
+                lambda c=compiled, o=out: c(*inputs, o)))
+        a, b = interleave.alternate(sides, args.pairs, args.budget)
+        np.testing.assert_allclose(outs[0], outs[1], atol=1e-4, rtol=1e-3)
+        ratio, q1, q3 = interleave.spread([y / x for x, y in zip(a, b)])
+        print(f"| {case.name} | {np.median(a) * 1e3:.2f} | "
+              f"{np.median(b) * 1e3:.2f} | {ratio:.3f} | {q1:.3f}-{q3:.3f} | "
+              f"{min(b) / min(a):.3f} | "
+              f"{len(a)} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
