@@ -107,13 +107,6 @@ SmallVector<Value> posenc::decompose::tableLead(Value table, int64_t perOpRank,
   return {lead.front()};
 }
 
-/// The attribute by which the CPU vector layout asks
-/// --posenc-vectorize-attention-tiles to register-tile an op (one size per
-/// loop, 0 = untiled) and vectorize it.
-static constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
-/// Marks a register tile chosen for the target's width (not scaled).
-static constexpr StringLiteral kExactTileAttr = "posenc.vector_tile_exact";
-
 void posenc::decompose::markVectorTile(Value result, ArrayRef<int64_t> sizes) {
   if (Operation *op = result.getDefiningOp())
     op->setAttr(kVectorTileAttr,
@@ -135,8 +128,7 @@ void posenc::decompose::markVectorTileFusingInit(Value result,
                                                  ArrayRef<int64_t> sizes) {
   markVectorTile(result, sizes);
   if (Operation *op = result.getDefiningOp())
-    op->setAttr("posenc.vector_tile_fuse_init",
-                UnitAttr::get(op->getContext()));
+    op->setAttr(kFuseInitAttr, UnitAttr::get(op->getContext()));
 }
 
 int64_t posenc::decompose::divisorAtMost(int64_t n, int64_t bound) {

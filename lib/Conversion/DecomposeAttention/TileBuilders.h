@@ -166,6 +166,15 @@ mlir::Value padRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile,
 /// register-tile it by `sizes` (one per loop, 0 = untiled) and vectorize.
 void markVectorTile(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
 
+/// The marks markVectorTile* set and --posenc-vectorize-attention-tiles
+/// (VectorizeTiles.cpp) reads: the register tile, a tile not to be scaled
+/// to the target's width, a reduction fusing its destination's producer.
+inline constexpr llvm::StringLiteral kVectorTileAttr = "posenc.vector_tile";
+inline constexpr llvm::StringLiteral kExactTileAttr =
+    "posenc.vector_tile_exact";
+inline constexpr llvm::StringLiteral kFuseInitAttr =
+    "posenc.vector_tile_fuse_init";
+
 /// markVectorTile with sizes already chosen for the target's vector width
 /// (the pass does not scale them for narrower vectors); with `fuseInit`, as
 /// markVectorTileFusingInit.

@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBuilders.h"
+
 #include "posenc/Conversion/Passes.h"
 #include "posenc/Conversion/TargetVectorWidth.h"
 
@@ -50,10 +52,9 @@ using namespace mlir;
 
 namespace {
 
-constexpr StringLiteral kVectorTileAttr = "posenc.vector_tile";
-/// A register tile chosen for the target's width, not scaled.
-constexpr StringLiteral kExactTileAttr = "posenc.vector_tile_exact";
-constexpr StringLiteral kFuseInitAttr = "posenc.vector_tile_fuse_init";
+using posenc::decompose::kExactTileAttr;
+using posenc::decompose::kFuseInitAttr;
+using posenc::decompose::kVectorTileAttr;
 
 /// Vectorizes `op` if upstream can (static shapes); otherwise leaves it.
 static void vectorizeIfStatic(RewriterBase &rewriter, Operation *op) {
