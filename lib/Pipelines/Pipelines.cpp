@@ -42,6 +42,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.splitKMaxKeys = options.attentionSplitKMaxKeys;
     decomposeOptions.prefetchTiles = options.attentionPrefetchTiles;
     decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
+    decomposeOptions.widenKeys = options.attentionWidenKeys;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =

@@ -126,6 +126,10 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "lanes): the score contraction accumulates per-lane partial "
            "products with the head dim on the lanes and reduces each "
            "score's lanes once (false: K transposed in registers)">,
+    Option<"widenKeys", "widen-keys", "bool", /*default=*/"true",
+           "Vector layout, decode tiles of more than 16 rows with the rows "
+           "on the lanes: f16/bf16 K converted to f32 once per key tile "
+           "(false: per element the score contraction broadcasts)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "

@@ -59,6 +59,12 @@ struct PosencCPUPipelineOptions
                      "and reduces each score once (false: transposes K in "
                      "registers)"),
       llvm::cl::init(true)};
+  Option<bool> attentionWidenKeys{
+      *this, "attention-widen-keys",
+      llvm::cl::desc("Fused path, decode tiles of more than 16 rows (the "
+                     "rows on the lanes): f16/bf16 K converted to f32 once "
+                     "per key tile (false: per broadcast element)"),
+      llvm::cl::init(true)};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "

@@ -237,6 +237,14 @@ static int64_t decodeScoreDimLanes(const AttentionInfo &info,
   return lanes;
 }
 
+/// Decode tiles of more than this many rows with the rows on the lanes
+/// (64 rows: Sq = 16, GQA 4) convert f16/bf16 K once per key tile
+/// (AttentionSchedule::widenKeys): their score contraction broadcasts each
+/// K element once per 32 rows, so a per-element conversion costs a scalar
+/// conversion and a register broadcast per two FMAs (docs/pipelines.md,
+/// "The 64-row decode tile"). Smaller tiles keep their own measured paths.
+constexpr int64_t kMaxNarrowDecodeRows = 16;
+
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's
 /// limit), and the fewest keys of a decode key tile.
 constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
@@ -329,6 +337,8 @@ chooseDecodeSchedule(const AttentionInfo &info,
     schedule.prefetchTiles = o.prefetchTiles;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
+    schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
+                         schedule.queryTile > kMaxNarrowDecodeRows;
   }
   schedule.splitCount = o.splitKCount;
   return schedule;
@@ -498,6 +508,7 @@ struct PosencDecomposeAttentionPass
     options.vectorBits = vectorBits;
     options.prefetchTiles = prefetchTiles;
     options.scoreDimsOnLanes = scoreDimsOnLanes;
+    options.widenKeys = widenKeys;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

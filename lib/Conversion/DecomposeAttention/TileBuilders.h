@@ -85,6 +85,10 @@ struct AttentionSchedule {
   /// Decode, vector layout: each full key tile prefetches the K/V rows of
   /// the tile this many tiles ahead (0: none).
   int64_t prefetchTiles = 0;
+  /// Decode, rows on the lanes, more than 16 rows: f16/bf16 K converted to
+  /// the compute type once per key tile (VectorTileBuilder::widenedKeyTile)
+  /// instead of once per broadcast element.
+  bool widenKeys = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

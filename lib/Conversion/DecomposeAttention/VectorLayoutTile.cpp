@@ -223,9 +223,10 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
                                 kStart, c);
   if (prefetchTiles > 0 && !tail)
     prefetchKeyTile(kStart);
-  Value kTile = rotated ? rowsOf(tables.kRotated)
-                        : vectorPrologue(b, loc, rowsOf(info.k), info.kRope,
-                                         kCosRows, kSinRows, c, kDecay);
+  Value kTile = widenedKeyTile(
+      rotated ? rowsOf(tables.kRotated)
+              : vectorPrologue(b, loc, rowsOf(info.k), info.kRope, kCosRows,
+                               kSinRows, c, kDecay));
   Value vTile = widenedValueTile(rowsOf(info.v));
 
   Value s;
@@ -358,8 +359,27 @@ Value VectorTileBuilder::widenedValueTile(Value vTile) {
   SmallVector<int64_t, 2> tile = valueRegisterTile();
   if ((tq / tile[0]) * (dvStatic / tile[1]) <= 2)
     return vTile;
+  return convertedTile(vTile);
+}
+
+Value VectorTileBuilder::widenedKeyTile(Value kTile) {
+  // The rows-on-lanes score contraction (S^T = K~ Q~^T) broadcasts each K~
+  // element against a vector of rows: with K~ as stored in f16/bf16, each
+  // broadcast is a scalar load, a scalar conversion and a register
+  // broadcast (three uops, two on the shuffle port, per two FMAs of a
+  // 64-row tile). Converted once per key tile into an f32 tile (L1/L2
+  // resident), the broadcasts are loads (docs/pipelines.md, "The 64-row
+  // decode tile").
+  auto type = cast<RankedTensorType>(kTile.getType());
+  if (!widenKeys || type.getElementType() == c || !type.hasStaticShape())
+    return kTile;
+  return convertedTile(kTile);
+}
+
+Value VectorTileBuilder::convertedTile(Value tile) {
+  auto type = cast<RankedTensorType>(tile.getType());
   Value wide = buildGeneric(
-      b, loc, vTile, tensor::EmptyOp::create(b, loc, type.getShape(), c),
+      b, loc, tile, tensor::EmptyOp::create(b, loc, type.getShape(), c),
       {id2, id2}, iterators(2), [&](OpBuilder &b, Location loc, ValueRange a) {
         yieldValue(b, loc, castFloat(b, loc, a[0], c));
       });

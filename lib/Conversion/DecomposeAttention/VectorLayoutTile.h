@@ -37,7 +37,8 @@ public:
         rowsPerHead(schedule.rowsPerHead),
         keysOnLanes(schedule.keysOnLanes),
         scoreDimLanes(schedule.scoreDimLanes),
-        prefetchTiles(schedule.prefetchTiles) {}
+        prefetchTiles(schedule.prefetchTiles),
+        widenKeys(schedule.widenKeys) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -194,6 +195,11 @@ private:
   /// The V tile of a key step, converted to the compute type once when the
   /// decode schedule's P V would convert it in more than two passes.
   mlir::Value widenedValueTile(mlir::Value vTile);
+  /// The K~ tile of a key step, converted to the compute type once when
+  /// the schedule says so (AttentionSchedule::widenKeys).
+  mlir::Value widenedKeyTile(mlir::Value kTile);
+  /// `tile` converted to the compute type (a marked elementwise generic).
+  mlir::Value convertedTile(mlir::Value tile);
   /// Marks a contraction of a key step (the scores, P V) with its register
   /// tile, fusing its destination's producer in the decode schedule.
   void markKeyContraction(mlir::Value result, llvm::ArrayRef<int64_t> sizes);
@@ -218,6 +224,8 @@ private:
   int64_t scoreDimLanes;
   /// Decode: key tiles ahead that each full key tile prefetches (0: none).
   int64_t prefetchTiles;
+  /// Decode: f16/bf16 K converted to the compute type once per key tile.
+  bool widenKeys;
   /// The dim of the score tile's index that is the query row.
   int64_t rowDim() const { return keysOnLanes ? 0 : 1; }
 

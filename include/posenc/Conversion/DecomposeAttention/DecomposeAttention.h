@@ -47,6 +47,10 @@ struct DecomposeAttentionOptions {
   /// the head dim on the vector lanes (partial products reduced once per
   /// score) instead of transposing K in registers.
   bool scoreDimsOnLanes = true;
+  /// Vector layout, decode tiles of more than 16 rows with the rows on the
+  /// lanes: f16/bf16 K converted to f32 once per key tile rather than per
+  /// element the score contraction broadcasts.
+  bool widenKeys = true;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
