@@ -199,23 +199,26 @@ constexpr int64_t kMaxDecodeRows = 16, kMaxDecodeTileRows = 128;
 /// docs/bench-cpu.md), the generic layout's 32.
 constexpr int64_t kPrefillQueryTile = 64, kGenericQueryTile = 32;
 
-/// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
-/// when its rows fit one vector of f32. Measured (docs/bench-cpu.md,
-/// Sk = 16384, GQA 32/8): with 512-bit vectors, 16 rows ran about 1.5x
-/// faster with the keys on the lanes and 32 rows slower; with 256-bit
-/// vectors 4 rows faster, 8 and 12 about even, 16 rows slower (the
-/// [rows x 16 keys] accumulators outgrow the 16 registers).
-static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
-  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
-  return rows * 32 <= bits;
-}
-
 /// Decode tiles of at most this many rows contract the scores with the head
 /// dim on the lanes: with the keys on the lanes, the register transpose of
 /// K costs as many shuffles as FMAs at 4 rows, a quarter at 16 rows, where
 /// the per-row partial products (K read once per 4 rows, 64 KiB of
 /// partials per key tile) measured 1.3-1.8x slower (docs/pipelines.md).
 constexpr int64_t kMaxScoreDimRows = 4;
+
+/// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
+/// tiles of at most kMaxScoreDimRows rows, and tiles whose rows fit in
+/// fewer than the lanes of one f32 vector (the rows on the lanes would
+/// leave lanes empty). A tile that fills a vector's lanes or more puts its
+/// rows on the lanes: measured (docs/pipelines.md, "Tiles of 16 rows"),
+/// 16 rows with 512-bit vectors ran 0.83-0.94x the time of the keys on
+/// the lanes for f32 K/V and level for f16/bf16; with 256-bit vectors 16
+/// rows were already on the lanes (the [rows x 16 keys] accumulators
+/// outgrow the 16 registers) and 8 rows about even either way.
+static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
+  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
+  return rows <= kMaxScoreDimRows || rows * 32 < bits;
+}
 
 /// The f32 lanes of the score contraction with the head dim on the lanes
 /// (AttentionSchedule::scoreDimLanes) for a keys-on-lanes decode tile of at
@@ -335,6 +338,8 @@ chooseDecodeSchedule(const AttentionInfo &info,
   if (!generic) {
     schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
     schedule.prefetchTiles = o.prefetchTiles;
+    schedule.narrowRowsOnLanes =
+        !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
