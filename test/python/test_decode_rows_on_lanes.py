@@ -1,9 +1,10 @@
 """Execution tests of the decode tiles of 16 rows (Sq = 4 with GQA 4, Sq = 16
 MHA, Sq = 8 with GQA 2), which hold the scores with the rows on the vector
-lanes at both widths (docs/pipelines.md, "Tiles of 16 rows"): S^T = K~ Q~^T
-in [16 keys x 16 rows] register tiles (8 x 8 at 256 bits), f16/bf16 K
-converted to f32 one register tile at a time, P V reading V converted once
-per key tile.
+lanes (docs/pipelines.md, "Tiles of 16 rows") with f32 K at 512 bits and
+with every K type at 256 bits (f16/bf16 K at 512 bits keep the keys on the
+lanes, checked here too): S^T = K~ Q~^T in [16 keys x 16 rows] register
+tiles (8 x 8 at 256 bits), f16/bf16 K converted to f32 one register tile
+at a time, P V reading V converted once per key tile.
 
 Every case runs `posenc-cpu-pipeline` on seeded inputs at vector-bits=512
 and at 256 (AVX2 code, target-features=-avx512f) and compares with the

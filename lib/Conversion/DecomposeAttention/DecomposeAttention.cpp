@@ -207,17 +207,23 @@ constexpr int64_t kPrefillQueryTile = 64, kGenericQueryTile = 32;
 constexpr int64_t kMaxScoreDimRows = 4;
 
 /// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
-/// tiles of at most kMaxScoreDimRows rows, and tiles whose rows fit in
-/// fewer than the lanes of one f32 vector (the rows on the lanes would
-/// leave lanes empty). A tile that fills a vector's lanes or more puts its
-/// rows on the lanes: measured (docs/pipelines.md, "Tiles of 16 rows"),
-/// 16 rows with 512-bit vectors ran 0.83-0.94x the time of the keys on
-/// the lanes for f32 K/V and level for f16/bf16; with 256-bit vectors 16
-/// rows were already on the lanes (the [rows x 16 keys] accumulators
-/// outgrow the 16 registers) and 8 rows about even either way.
-static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
+/// when its rows fit one f32 vector, except a tile of more than
+/// kMaxScoreDimRows rows that fills a 512-bit vector's lanes (16 rows)
+/// with f32 K (`halfKeys` false). Measured (docs/bench-cpu.md, Sk = 16384,
+/// GQA 32/8): with 512-bit vectors 32 rows ran slower with the keys on the
+/// lanes; with 256-bit vectors 4 rows faster, 8 and 12 about even, 16
+/// rows slower (the [rows x 16 keys] accumulators outgrow the 16
+/// registers). 16 rows at 512 bits with the rows on the lanes
+/// (docs/pipelines.md, "Tiles of 16 rows"): faster for f32 K, level or
+/// slower for f16/bf16 K, which then needs an f32 copy (a store per 16
+/// FMAs) where the transposing contraction extends K in registers.
+static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits,
+                              bool halfKeys) {
   int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
-  return rows <= kMaxScoreDimRows || rows * 32 < bits;
+  if (rows * 32 > bits)
+    return false;
+  return rows <= kMaxScoreDimRows || rows * 32 < bits || bits < 512 ||
+         halfKeys;
 }
 
 /// The f32 lanes of the score contraction with the head dim on the lanes
@@ -336,7 +342,10 @@ chooseDecodeSchedule(const AttentionInfo &info,
   schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
   if (!generic) {
-    schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
+    bool halfKeys = cast<RankedTensorType>(info.k.getType()).getElementType() !=
+                    info.c;
+    schedule.keysOnLanes =
+        decodeKeysOnLanes(schedule.queryTile, o.vectorBits, halfKeys);
     schedule.prefetchTiles = o.prefetchTiles;
     schedule.narrowRowsOnLanes =
         !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;

@@ -59,37 +59,25 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
   return %o : tensor<1x8x1x128xf32>
 }
 
-// Sq = 4: 16 rows, with the rows on the lanes at 512 bits too
-// (docs/pipelines.md, "Tiles of 16 rows"): S^T [keys x rows] = K~ Q~^T in
-// [16 keys x 16 rows] register tiles, f16 K converted to f32 one register
-// tile at a time (the conversion fused into the tile, right before its
-// loop over the head dim), P V in eight passes of [8 x 32] that read V
-// widened to f32 once per key tile.
+// Sq = 4: 16 rows, f16 K (keys on the lanes at 512 bits), P V in eight
+// passes of [4 x 64]: V widened to f32 once per key tile, and P V reads
+// the widened tile.
 // TILES: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
-// TILES: %[[KW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>, posenc.vector_tile_fuse_into_tiles}
-// TILES: ins(%[[KW]], %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 1>, posenc.vector_tile_fuse_init}
-// TILES: ins(%{{.*}}, %[[VW]] : tensor<64x16xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
+// TILES: ins(%{{.*}}, %[[VW]] : tensor<16x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 64, 1>, posenc.vector_tile_fuse_init}
 
 // LOOPS-LABEL: func.func @decode_q4
 // LOOPS: omp.loop_nest
+// LOOPS: %[[VW:.*]] = memref.alloc() {{.*}} : memref<64x128xf32>
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // LOOPS-NOT: memref.alloc
 // LOOPS: arith.extf %{{.*}} : vector<1x128xf16> to vector<1x128xf32>
-// LOOPS-NEXT: vector.transfer_write %{{[0-9]+}}, %[[VW:[a-z_0-9]+]][
+// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[VW]]
 // LOOPS-NOT: memref.alloc
-// LOOPS: scf.for %[[J:.*]] = %c0 to %c64 step %c16 {
-// LOOPS: arith.extf %{{.*}} : vector<16x128xf16> to vector<16x128xf32>
-// LOOPS-NEXT: vector.transfer_write %{{[0-9]+}}, %[[KW:[a-z_0-9]+]][%[[J]], %c0]
-// LOOPS: scf.for {{.*}} to %c128 step %c1 iter_args({{.*}}) -> (vector<16x16xf32>) {
-// LOOPS-NEXT: vector.transfer_read %[[KW]][%[[J]], %{{.*}}]{{.*}} vector<16x1xf32>
-// LOOPS-COUNT-16: vector.fma {{.*}} : vector<16xf32>
-// LOOPS: scf.yield %{{.*}} : vector<16x16xf32>
-// LOOPS-NOT: memref.alloc
-// LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c32 {
+// LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c64 {
 // LOOPS-NOT: memref.alloc
 // LOOPS-NOT: %arg2
-// LOOPS: vector.transfer_read %[[VW]]{{.*}} : memref<64x128xf32>, vector<1x32xf32>
-// LOOPS: scf.yield %{{.*}} : vector<8x32xf32>
+// LOOPS: vector.transfer_read %[[VW]]{{.*}} : memref<64x128xf32>, vector<1x64xf32>
+// LOOPS: scf.yield %{{.*}} : vector<4x64xf32>
 
 // At 256 bits the register tiles halve ([2 x 32]): the same structure.
 // LOOPS256-LABEL: func.func @decode_q1
@@ -99,8 +87,11 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
 // LOOPS256-NOT: memref.alloc
 // LOOPS256-NOT: vector.transfer_write
 // LOOPS256: scf.yield %{{.*}} : vector<2x32xf32>
-// 16 rows at 256 bits: [8 keys x 8 rows] score tiles, f16 K converted per
-// 8 keys (not element by element before each broadcast).
+// 16 rows at 256 bits (the rows on the lanes): [8 keys x 8 rows] score
+// tiles, f16 K converted to f32 per 8 keys x D, right before the tile's
+// loop over D (the conversion fused into the register tile,
+// posenc.vector_tile_fuse_into_tiles), not element by element before
+// each broadcast (docs/pipelines.md, "Tiles of 16 rows").
 // LOOPS256-LABEL: func.func @decode_q4
 // LOOPS256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // LOOPS256: scf.for %[[J:.*]] = %c0 to %c64 step %c8 {
@@ -111,5 +102,26 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
 // LOOPS256: scf.yield %{{.*}} : vector<8x8xf32>
 func.func @decode_q4(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x256x128xf16>, %v: tensor<1x2x256x128xf16>) -> tensor<1x8x4x128xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x128xf32>, tensor<1x2x256x128xf16>, tensor<1x2x256x128xf16> -> tensor<1x8x4x128xf32>
+  return %o : tensor<1x8x4x128xf32>
+}
+
+// Sq = 4 with f32 K at 512 bits: the rows on the lanes (docs/pipelines.md,
+// "Tiles of 16 rows"): S^T [keys x rows] = K~ Q~^T in [16 keys x 16 rows]
+// register tiles, each FMA a row of Q~^T times a K element broadcast from
+// the cache (no transpose of K); P V in [8 x 32] tiles reading P^T.
+// TILES-LABEL: func.func @decode_q4_f32
+// TILES-NOT: posenc.vector_tile_fuse_into_tiles
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 1>, posenc.vector_tile_fuse_init}
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
+// LOOPS-LABEL: func.func @decode_q4_f32
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NOT: vector.transpose
+// LOOPS: scf.for {{.*}} to %c128 step %c1 iter_args({{.*}}) -> (vector<16x16xf32>) {
+// LOOPS-NEXT: vector.transfer_read %arg1{{.*}} : memref<1x2x256x128xf32>, vector<16x1xf32>
+// LOOPS-COUNT-16: vector.fma {{.*}} : vector<16xf32>
+// LOOPS: scf.yield %{{.*}} : vector<16x16xf32>
+// LOOPS: scf.yield %{{.*}} : vector<8x32xf32>
+func.func @decode_q4_f32(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x256x128xf32>, %v: tensor<1x2x256x128xf32>) -> tensor<1x8x4x128xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x128xf32>, tensor<1x2x256x128xf32>, tensor<1x2x256x128xf32> -> tensor<1x8x4x128xf32>
   return %o : tensor<1x8x4x128xf32>
 }
