@@ -237,8 +237,8 @@ def test_prefill_ir_unchanged(sq, elem):
 # "Where a decode step's time goes"): per-lane partial products reduced
 # once per score by a transpose-and-add tree. (Sq, Hq, Hkv): 4 rows (Sq = 1
 # GQA 32/8 and 4/1, Sq = 4 MHA), 1 row (Sq = 1 MHA); 16 rows (Sq = 4 GQA
-# 32/8) takes the transposing contraction and is checked with the option
-# both ways too. 1000 keys: a partial last key tile. Same tolerance as
+# 32/8: the transposing contraction for f16/bf16 K at 512 bits, the rows
+# on the lanes otherwise) is checked with the option both ways too. 1000 keys: a partial last key tile. Same tolerance as
 # above: only the order of the f32 additions over D changes.
 DIMS_ON_LANES = [(1, 32, 8), (1, 4, 1), (4, 4, 4), (1, 4, 4), (4, 32, 8)]
 VECTOR_BITS = ["vector-bits=512", "vector-bits=256 target-features=-avx512f"]

@@ -111,7 +111,8 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
     Option<"vectorBits", "vector-bits", "int64_t", /*default=*/"0",
            "Decode schedule: the target's vector width in bits (0: the "
            "host's); a tile whose rows fit one vector of f32 puts the keys "
-           "on the vector lanes, a taller one the rows">,
+           "on the vector lanes (except 16 rows with f32 K at 512 bits), a "
+           "taller one the rows">,
     Option<"splitKCount", "split-k-count", "int64_t", /*default=*/"0",
            "Decode schedule: split the keys into exactly this many ranges "
            "(an empty range merges as nothing); 0: from the shapes "

@@ -199,23 +199,32 @@ constexpr int64_t kMaxDecodeRows = 16, kMaxDecodeTileRows = 128;
 /// docs/bench-cpu.md), the generic layout's 32.
 constexpr int64_t kPrefillQueryTile = 64, kGenericQueryTile = 32;
 
-/// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
-/// when its rows fit one vector of f32. Measured (docs/bench-cpu.md,
-/// Sk = 16384, GQA 32/8): with 512-bit vectors, 16 rows ran about 1.5x
-/// faster with the keys on the lanes and 32 rows slower; with 256-bit
-/// vectors 4 rows faster, 8 and 12 about even, 16 rows slower (the
-/// [rows x 16 keys] accumulators outgrow the 16 registers).
-static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
-  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
-  return rows * 32 <= bits;
-}
-
 /// Decode tiles of at most this many rows contract the scores with the head
 /// dim on the lanes: with the keys on the lanes, the register transpose of
 /// K costs as many shuffles as FMAs at 4 rows, a quarter at 16 rows, where
 /// the per-row partial products (K read once per 4 rows, 64 KiB of
 /// partials per key tile) measured 1.3-1.8x slower (docs/pipelines.md).
 constexpr int64_t kMaxScoreDimRows = 4;
+
+/// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
+/// when its rows fit one f32 vector, except a tile of more than
+/// kMaxScoreDimRows rows that fills a 512-bit vector's lanes (16 rows)
+/// with f32 K (`halfKeys` false). Measured (docs/bench-cpu.md, Sk = 16384,
+/// GQA 32/8): with 512-bit vectors 32 rows ran slower with the keys on the
+/// lanes; with 256-bit vectors 4 rows faster, 8 and 12 about even, 16
+/// rows slower (the [rows x 16 keys] accumulators outgrow the 16
+/// registers). 16 rows at 512 bits with the rows on the lanes
+/// (docs/pipelines.md, "Tiles of 16 rows"): faster for f32 K, level or
+/// slower for f16/bf16 K, which then needs an f32 copy (a store per 16
+/// FMAs) where the transposing contraction extends K in registers.
+static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits,
+                              bool halfKeys) {
+  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
+  if (rows * 32 > bits)
+    return false;
+  return rows <= kMaxScoreDimRows || rows * 32 < bits || bits < 512 ||
+         halfKeys;
+}
 
 /// The f32 lanes of the score contraction with the head dim on the lanes
 /// (AttentionSchedule::scoreDimLanes) for a keys-on-lanes decode tile of at
@@ -333,8 +342,13 @@ chooseDecodeSchedule(const AttentionInfo &info,
   schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
   if (!generic) {
-    schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
+    bool halfKeys = cast<RankedTensorType>(info.k.getType()).getElementType() !=
+                    info.c;
+    schedule.keysOnLanes =
+        decodeKeysOnLanes(schedule.queryTile, o.vectorBits, halfKeys);
     schedule.prefetchTiles = o.prefetchTiles;
+    schedule.narrowRowsOnLanes =
+        !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&

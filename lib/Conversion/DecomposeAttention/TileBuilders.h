@@ -82,6 +82,10 @@ struct AttentionSchedule {
   /// products reduced once per score; 0: the contraction transposes K in
   /// registers).
   int64_t scoreDimLanes = 0;
+  /// Decode, a tile of at most 16 rows with the rows on the lanes: K is
+  /// converted to the compute type once per key tile and the score
+  /// contraction's register tile spans 16 keys (VectorLayoutTile.cpp).
+  bool narrowRowsOnLanes = false;
   /// Decode, vector layout: each full key tile prefetches the K/V rows of
   /// the tile this many tiles ahead (0: none).
   int64_t prefetchTiles = 0;
@@ -178,6 +182,11 @@ inline constexpr llvm::StringLiteral kExactTileAttr =
     "posenc.vector_tile_exact";
 inline constexpr llvm::StringLiteral kFuseInitAttr =
     "posenc.vector_tile_fuse_init";
+/// On an elementwise producer of an operand of a fuse-init reduction: fused
+/// into each of the reduction's register tiles too (the slice the tile
+/// reads), instead of computed whole first.
+inline constexpr llvm::StringLiteral kFuseIntoTilesAttr =
+    "posenc.vector_tile_fuse_into_tiles";
 
 /// markVectorTile with sizes already chosen for the target's vector width
 /// (the pass does not scale them for narrower vectors); with `fuseInit`, as

@@ -242,6 +242,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
     s = contract(b, loc, c, qT, {2, 0}, kTile, {1, 2}, filled({tqI, tkI}, 0.0));
     markKeyContraction(s,
                        {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
+  } else if (narrowRowsOnLanes) {
+    s = narrowRowScores(kTile);
   } else {
     // S^T = K~ Q~^T  (loops j, i, d)
     s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
@@ -334,6 +336,25 @@ Value VectorTileBuilder::scoresWithDimsOnLanes(Value kTile) {
         yieldValue(b, loc, arith::AddFOp::create(b, loc, a[1], a[0]));
       });
   markExactVectorTile(s, {1, lanes, lanes}, /*fuseInit=*/true);
+  return s;
+}
+
+Value VectorTileBuilder::narrowRowScores(Value kTile) {
+  // S^T = K~ Q~^T  (loops j, i, d) for a decode tile of at most 16 rows
+  // on the lanes: each FMA is a row of Q~^T (all of the tile's rows)
+  // times a broadcast K element, read from memory by the FMA itself. A
+  // half-precision K would be converted element by element before each
+  // broadcast (a scalar insert, convert and broadcast per FMA), so it is
+  // converted once per key tile into an f32 tile instead. The register
+  // tile [16 keys x rows] is 16 accumulators at 512 bits (8 x half the
+  // rows at 256), enough FMAs in flight to cover their latency.
+  if (cast<RankedTensorType>(kTile.getType()).getElementType() != c) {
+    kTile = convertedTile(kTile);
+    kTile.getDefiningOp()->setAttr(kFuseIntoTilesAttr, b.getUnitAttr());
+  }
+  Value s =
+      contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
+  markKeyContraction(s, {divisorAtMost(tk, 16), tq, 1});
   return s;
 }
 

@@ -37,6 +37,7 @@ public:
         rowsPerHead(schedule.rowsPerHead),
         keysOnLanes(schedule.keysOnLanes),
         scoreDimLanes(schedule.scoreDimLanes),
+        narrowRowsOnLanes(schedule.narrowRowsOnLanes),
         prefetchTiles(schedule.prefetchTiles),
         widenKeys(schedule.widenKeys) {}
 
@@ -55,6 +56,8 @@ private:
   /// (scoreDimLanes): per-lane partial products, then one reduction of
   /// each score's lanes.
   mlir::Value scoresWithDimsOnLanes(mlir::Value kTile);
+  /// S^T = Q~ K~^T [tk x tq] for narrowRowsOnLanes.
+  mlir::Value narrowRowScores(mlir::Value kTile);
   /// One key tile of the online softmax; `tail`: the last, partial tile.
   void keyStep(mlir::Value kStart, mlir::ValueRange iter, bool tail);
   /// Rows [kStart, kStart + kSize) of K, V or a RoPE table (padded in the
@@ -222,6 +225,8 @@ private:
   /// Keys on the lanes: the lanes of scoresWithDimsOnLanes (0: the score
   /// contraction transposes K in registers).
   int64_t scoreDimLanes;
+  /// AttentionSchedule::narrowRowsOnLanes.
+  bool narrowRowsOnLanes;
   /// Decode: key tiles ahead that each full key tile prefetches (0: none).
   int64_t prefetchTiles;
   /// Decode: f16/bf16 K converted to the compute type once per key tile.

@@ -54,6 +54,7 @@ namespace {
 
 using posenc::decompose::kExactTileAttr;
 using posenc::decompose::kFuseInitAttr;
+using posenc::decompose::kFuseIntoTilesAttr;
 using posenc::decompose::kVectorTileAttr;
 
 /// Vectorizes `op` if upstream can (static shapes); otherwise leaves it.
@@ -246,13 +247,18 @@ static void tileFusingInit(RewriterBase &rewriter, linalg::LinalgOp op,
   for (Value init : op.getDpsInits())
     if (init.hasOneUse() && init.getDefiningOp<linalg::LinalgOp>())
       fusable.insert(init);
+  // And the operands' producers marked to be fused into the tiles.
+  for (Value input : op.getDpsInputs())
+    if (Operation *producer = input.getDefiningOp<linalg::LinalgOp>())
+      if (input.hasOneUse() && producer->hasAttr(kFuseIntoTilesAttr))
+        fusable.insert(input);
   scf::SCFTileAndFuseOptions options;
   options.tilingOptions.setTileSizes(
       getAsIndexOpFoldResult(rewriter.getContext(), parallel));
   options.setFusionControlFn(
-      [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+      [&](tensor::ExtractSliceOp, OpResult producer, bool)
           -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-        if (!isDestination || !fusable.contains(producer))
+        if (!fusable.contains(producer))
           return std::nullopt;
         return scf::SCFTileAndFuseOptions::ControlFnResult{};
       });

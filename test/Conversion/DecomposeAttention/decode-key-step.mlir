@@ -1,6 +1,6 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=TILES
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" --mlir-print-ir-after=posenc-lower-attention-vectors -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
 
 // The key step of the decode schedule beyond the score contraction
 // (docs/pipelines.md, "Where a decode step's time goes"): no buffer is
@@ -59,8 +59,9 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
   return %o : tensor<1x8x1x128xf32>
 }
 
-// Sq = 4: 16 rows, P V in eight passes of [4 x 64]: V widened to f32 once
-// per key tile, and P V reads the widened tile.
+// Sq = 4: 16 rows, f16 K (keys on the lanes at 512 bits), P V in eight
+// passes of [4 x 64]: V widened to f32 once per key tile, and P V reads
+// the widened tile.
 // TILES: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
 // TILES: ins(%{{.*}}, %[[VW]] : tensor<16x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 64, 1>, posenc.vector_tile_fuse_init}
 
@@ -86,7 +87,41 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
 // LOOPS256-NOT: memref.alloc
 // LOOPS256-NOT: vector.transfer_write
 // LOOPS256: scf.yield %{{.*}} : vector<2x32xf32>
+// 16 rows at 256 bits (the rows on the lanes): [8 keys x 8 rows] score
+// tiles, f16 K converted to f32 per 8 keys x D, right before the tile's
+// loop over D (the conversion fused into the register tile,
+// posenc.vector_tile_fuse_into_tiles), not element by element before
+// each broadcast (docs/pipelines.md, "Tiles of 16 rows").
+// LOOPS256-LABEL: func.func @decode_q4
+// LOOPS256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS256: scf.for %[[J:.*]] = %c0 to %c64 step %c8 {
+// LOOPS256: arith.extf %{{.*}} : vector<8x128xf16> to vector<8x128xf32>
+// LOOPS256: scf.for {{.*}} to %c128 step %c1 iter_args({{.*}}) -> (vector<8x8xf32>) {
+// LOOPS256-NOT: vector<1xf16>
+// LOOPS256-COUNT-8: vector.fma {{.*}} : vector<8xf32>
+// LOOPS256: scf.yield %{{.*}} : vector<8x8xf32>
 func.func @decode_q4(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x256x128xf16>, %v: tensor<1x2x256x128xf16>) -> tensor<1x8x4x128xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x128xf32>, tensor<1x2x256x128xf16>, tensor<1x2x256x128xf16> -> tensor<1x8x4x128xf32>
+  return %o : tensor<1x8x4x128xf32>
+}
+
+// Sq = 4 with f32 K at 512 bits: the rows on the lanes (docs/pipelines.md,
+// "Tiles of 16 rows"): S^T [keys x rows] = K~ Q~^T in [16 keys x 16 rows]
+// register tiles, each FMA a row of Q~^T times a K element broadcast from
+// the cache (no transpose of K); P V in [8 x 32] tiles reading P^T.
+// TILES-LABEL: func.func @decode_q4_f32
+// TILES-NOT: posenc.vector_tile_fuse_into_tiles
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 1>, posenc.vector_tile_fuse_init}
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
+// LOOPS-LABEL: func.func @decode_q4_f32
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NOT: vector.transpose
+// LOOPS: scf.for {{.*}} to %c128 step %c1 iter_args({{.*}}) -> (vector<16x16xf32>) {
+// LOOPS-NEXT: vector.transfer_read %arg1{{.*}} : memref<1x2x256x128xf32>, vector<16x1xf32>
+// LOOPS-COUNT-16: vector.fma {{.*}} : vector<16xf32>
+// LOOPS: scf.yield %{{.*}} : vector<16x16xf32>
+// LOOPS: scf.yield %{{.*}} : vector<8x32xf32>
+func.func @decode_q4_f32(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x256x128xf32>, %v: tensor<1x2x256x128xf32>) -> tensor<1x8x4x128xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x128xf32>, tensor<1x2x256x128xf32>, tensor<1x2x256x128xf32> -> tensor<1x8x4x128xf32>
   return %o : tensor<1x8x4x128xf32>
 }

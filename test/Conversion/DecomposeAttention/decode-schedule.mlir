@@ -1,5 +1,5 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=256 score-dims-on-lanes=0" | FileCheck %s
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefix=KEYS16
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefix=ROWS16
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 split-k-max-keys=100" | FileCheck %s --check-prefix=MAXKEYS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512 score-dims-on-lanes=0" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
@@ -49,11 +49,10 @@
 // DIMS8: iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4x4x8xf32>, tensor<64x4x8xf32>) outs(%{{.*}} : tensor<4x64x8xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 2, 1, 8>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
 // DIMS8: iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}} : tensor<4x64x8xf32>) outs(%{{.*}} : tensor<4x64xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 8, 8>, posenc.vector_tile_exact, posenc.vector_tile_fuse_init}
 // DIMS-NOT: tensor<32x4xf32>
-// 16 rows: K transposed in registers as before (more rows share each
-// transpose).
+// 16 rows: the rows on the lanes (S^T = K~ Q~^T, no transpose of K).
 // DIMS16-LABEL: func.func @decode_q4(
 // DIMS16-NOT: posenc.vector_tile_exact
-// DIMS16: ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>, posenc.vector_tile_fuse_init}
+// DIMS16: ins(%{{.*}}, %{{.*}} : tensor<64x32xf32>, tensor<32x16xf32>) outs(%{{.*}} : tensor<64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 1>, posenc.vector_tile_fuse_init}
 // DIMS16-LABEL: func.func @decode_q16(
 // The prefill schedule is untouched.
 // DIMS-LABEL: func.func @prefill_q17(
@@ -93,8 +92,8 @@
 // CHECK: scf.forall ({{.*}}) in (1, %{{.*}}, %{{.*}}) shared_outs({{.*}}) -> (tensor<1x?x?x4xf32>, tensor<1x?x?x4xf32>, tensor<1x?x?x4x32xf32>)
 // CHECK: tensor.extract_slice %arg0[{{.*}}] [1, 4, %{{.*}}, 32]
 // CHECK: tensor.collapse_shape {{.*}} : tensor<4x1x32xf32> into tensor<4x32xf32>
-// Rows that fit one f32 vector (4 here; 8 with 256-bit vectors, 16 with
-// 512-bit): the scores are S [rows x keys], the keys on the vector lanes: S = Q~ K~^T read K as stored ((i, j, d) -> (j, d)) in
+// Tiles of at most 4 rows (and of fewer rows than an f32 vector has
+// lanes): the scores are S [rows x keys], the keys on the vector lanes: S = Q~ K~^T read K as stored ((i, j, d) -> (j, d)) in
 // [rows x 16 keys x 16 dims] register tiles; the statistics reduce the keys
 // 16 at a time; P V reads P [rows x keys]. Both contractions fuse the
 // producer of their destination (the zero fill, the rescale) into their
@@ -116,19 +115,22 @@ func.func @decode_q1(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf32>, %v: t
 // CHECK-LABEL: func.func @decode_q4
 // CHECK-NOT: {{x300xf32>|<300x}}
 // CHECK: scf.forall {{.*}} -> (tensor<1x?x?x16xf32>, tensor<1x?x?x16xf32>, tensor<1x?x?x16x32xf32>)
-// 16 rows with 256-bit vectors: S^T [keys x rows], the rows on the lanes
-// (16 rows x 16 keys of accumulators would not fit 16 registers). With
-// 512-bit vectors they fit one vector, and the keys go on the lanes.
+// 16 rows: S^T [keys x rows], the rows on the lanes, with 256-bit vectors
+// (16 rows x 16 keys of accumulators would not fit 16 registers) and with
+// 512-bit vectors (the rows fill one vector; docs/pipelines.md, "Tiles of
+// 16 rows").
 // CHECK: tensor.collapse_shape {{.*}} : tensor<4x4x32xf32> into tensor<16x32xf32>
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x16xf32>)
 // CHECK-NOT: {{x300xf32>|<300x}}
 // CHECK: linalg.generic {indexing_maps = [#[[$Q4ROW]], {{.*}} outs(%{{.*}} : tensor<1x8x4x32xf32>)
-// KEYS16-LABEL: func.func @decode_q4
-// KEYS16: tensor.collapse_shape {{.*}} : tensor<4x4x32xf32> into tensor<16x32xf32>
-// KEYS16: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<32x16xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<16x64xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 16>, posenc.vector_tile_fuse_init}
-// KEYS16-NOT: outs(%{{.*}} : tensor<64x16xf32>)
-// KEYS16-LABEL: func.func @decode_q16
-// KEYS16: outs(%{{.*}} : tensor<64x64xf32>)
+// At 512 bits: [16 keys x 16 rows] register tiles of S^T = K~ Q~^T.
+// ROWS16-LABEL: func.func @decode_q4
+// ROWS16: tensor.collapse_shape {{.*}} : tensor<4x4x32xf32> into tensor<16x32xf32>
+// ROWS16-NOT: outs(%{{.*}} : tensor<16x64xf32>)
+// ROWS16: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x32xf32>, tensor<32x16xf32>) outs(%{{.*}} : tensor<64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 1>, posenc.vector_tile_fuse_init}
+// ROWS16-NOT: outs(%{{.*}} : tensor<16x64xf32>)
+// ROWS16-LABEL: func.func @decode_q16
+// ROWS16: outs(%{{.*}} : tensor<64x64xf32>)
 func.func @decode_q4(%q: tensor<1x8x4x32xf32>, %k: tensor<1x2x300x32xf32>, %v: tensor<1x2x300x32xf32>) -> tensor<1x8x4x32xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x32xf32>, tensor<1x2x300x32xf32>, tensor<1x2x300x32xf32> -> tensor<1x8x4x32xf32>
   return %o : tensor<1x8x4x32xf32>

@@ -38,7 +38,8 @@ struct DecomposeAttentionOptions {
   bool genericDecode = false;
   /// Vector layout, decode: the target's vector width in bits (0: the
   /// host's); a tile whose rows fit one vector of f32 puts the keys on the
-  /// vector lanes.
+  /// vector lanes (except 16 rows with f32 K at 512 bits), a taller one
+  /// the rows.
   int64_t vectorBits = 0;
   /// Vector layout, decode: software-prefetch the K/V rows of the key tile
   /// this many tiles ahead (0: none).
