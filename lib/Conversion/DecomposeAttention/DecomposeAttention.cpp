@@ -335,6 +335,7 @@ chooseDecodeSchedule(const AttentionInfo &info,
   if (!generic) {
     schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
     schedule.prefetchTiles = o.prefetchTiles;
+    schedule.prefetchInterleaved = o.prefetchInterleaved;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
@@ -507,6 +508,7 @@ struct PosencDecomposeAttentionPass
     options.genericDecode = genericDecode;
     options.vectorBits = vectorBits;
     options.prefetchTiles = prefetchTiles;
+    options.prefetchInterleaved = prefetchInterleaved;
     options.scoreDimsOnLanes = scoreDimsOnLanes;
     options.widenKeys = widenKeys;
     RewritePatternSet patterns(&getContext());
