@@ -11,8 +11,9 @@
 // register tiles of keys, and each is preceded by the prefetches of the same
 // keys' K and V rows of the next tile (into L2: the next step reads them,
 // the current tile holds L1): a few dozen prefetches between a hundred or
-// more FMAs. Half-precision K/V only: with f32 K/V the interleaved form
-// measured slower than the burst (docs/pipelines.md has the ratios).
+// more FMAs. Tiles of 4 rows with half-precision K/V only: with f32 K/V,
+// and for 1-row tiles, the interleaved form measured slower than the burst
+// (docs/pipelines.md has the ratios).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 #include "posenc/Dialect/Posenc/Utils/BuilderUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -28,8 +30,11 @@ using namespace posenc;
 using namespace posenc::decompose;
 
 bool VectorTileBuilder::interleavesPrefetches() const {
+  // Tiles of 4 rows: a register tile of 1 row (MHA, Sq = 1) covers 16
+  // keys, 8 FMAs per K row against 16-32 prefetches, and measured slower.
   auto kType = cast<RankedTensorType>(info.k.getType());
   return prefetchInterleaved && prefetchTiles > 0 && scoreDimLanes &&
+         tq >= 4 &&
          kType.getElementType().getIntOrFloatBitWidth() <
              c.getIntOrFloatBitWidth();
 }
@@ -42,23 +47,40 @@ Value VectorTileBuilder::scoresInterleavingPrefetches(Value kTile,
   int64_t block = divisorAtMost(tk, scoreDimLanes);
   int64_t keys = divisorAtMost(block, lanePartialKeys());
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  auto slice = [&](Value source, Value into, int64_t row, int64_t col) {
-    auto type = cast<RankedTensorType>(source.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), zero);
+  // The slice [0, col, 0...] of `tile` of `sizes`, and its insertion back:
+  // each piece is computed in place in the tile it is a part of (its fill
+  // zeroes the slice; no buffer and copy of its own after bufferization).
+  auto offsetsAt = [&](int64_t rank, int64_t col) {
+    SmallVector<OpFoldResult> offsets(rank, zero);
     offsets[1] = b.getIndexAttr(col);
-    offsets[0] = b.getIndexAttr(row);
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t size : type.getShape())
-      sizes.push_back(b.getIndexAttr(size));
+    return offsets;
+  };
+  auto sliceOf = [&](Value tile, int64_t col, ArrayRef<int64_t> sizes) {
+    return tensor::ExtractSliceOp::create(
+               b, loc, tile, offsetsAt(sizes.size(), col),
+               getAsIndexOpFoldResult(ctx, sizes),
+               SmallVector<OpFoldResult>(sizes.size(), one))
+        .getResult();
+  };
+  auto insertAt = [&](Value piece, Value tile, int64_t col) {
+    auto type = cast<RankedTensorType>(piece.getType());
     return tensor::InsertSliceOp::create(
-               b, loc, source, into, offsets, sizes,
+               b, loc, piece, tile, offsetsAt(type.getRank(), col),
+               getAsIndexOpFoldResult(ctx, type.getShape()),
                SmallVector<OpFoldResult>(type.getRank(), one))
         .getResult();
   };
-  Value s = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{tq, tk}, c);
+  // Allocated tiles (not tensor.empty, whose slices fold into tensors of
+  // their own, each a buffer and a copy after bufferization); moved out of
+  // the key loop by buffer-loop-hoisting like every tile of the step.
+  auto tile = [&](ArrayRef<int64_t> shape) {
+    return bufferization::AllocTensorOp::create(
+               b, loc, RankedTensorType::get(shape, c), ValueRange{})
+        .getResult();
+  };
+  Value s = tile({tq, tk});
   for (int64_t k0 = 0; k0 < tk; k0 += block) {
-    Value partial = tensor::EmptyOp::create(
-        b, loc, ArrayRef<int64_t>{tq, block, scoreDimLanes}, c);
+    Value partial = tile({tq, block, scoreDimLanes});
     for (int64_t j0 = k0; j0 < k0 + block; j0 += keys) {
       // The next tile's rows of these keys, those before the key end.
       auto clamped = [&](int64_t row) -> Value {
@@ -69,9 +91,12 @@ Value VectorTileBuilder::scoresInterleavingPrefetches(Value kTile,
           b, loc, kTile, ArrayRef<OpFoldResult>{b.getIndexAttr(j0), zero},
           ArrayRef<OpFoldResult>{b.getIndexAttr(keys), dq},
           ArrayRef<OpFoldResult>{one, one});
-      partial = slice(lanePartials(kRows, keys), partial, 0, j0 - k0);
+      Value into =
+          sliceOf(partial, j0 - k0, {tq, keys, scoreDimLanes});
+      partial = insertAt(lanePartials(kRows, keys, into), partial, j0 - k0);
     }
-    s = slice(laneScores(partial, block), s, 0, k0);
+    s = insertAt(laneScores(partial, block, sliceOf(s, k0, {tq, block})), s,
+                 k0);
   }
   return s;
 }

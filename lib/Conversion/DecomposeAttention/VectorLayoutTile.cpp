@@ -305,7 +305,7 @@ int64_t VectorTileBuilder::lanePartialKeys() const {
   return divisorAtMost(tk, std::max<int64_t>(1, accumulators / rows));
 }
 
-Value VectorTileBuilder::lanePartials(Value kRows, int64_t keys) {
+Value VectorTileBuilder::lanePartials(Value kRows, int64_t keys, Value into) {
   int64_t lanes = scoreDimLanes, d = staticSize(dq);
   auto split = [&](Value t) {
     auto type = cast<RankedTensorType>(t.getType());
@@ -317,8 +317,12 @@ Value VectorTileBuilder::lanePartials(Value kRows, int64_t keys) {
                                b.getIndexAttr(d / lanes),
                                b.getIndexAttr(lanes)});
   };
-  Value partial0 = filledTile(
-      b, loc, {tqI, b.getIndexAttr(keys), b.getIndexAttr(lanes)}, c, 0.0);
+  Value partial0 =
+      into ? linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), into)
+                 .getResult(0)
+           : filledTile(b, loc,
+                        {tqI, b.getIndexAttr(keys), b.getIndexAttr(lanes)}, c,
+                        0.0);
   markVectorTile(partial0, {1, 0, 0});
   Value partial = buildGeneric(
       b, loc, ValueRange{split(qRows), split(kRows)}, partial0,
@@ -341,10 +345,16 @@ Value VectorTileBuilder::lanePartials(Value kRows, int64_t keys) {
   return partial;
 }
 
-Value VectorTileBuilder::laneScores(Value partial, int64_t keys) {
+Value VectorTileBuilder::laneScores(Value partial, int64_t keys, Value into) {
   int64_t lanes = scoreDimLanes;
+  Value s0 = filled({tqI, b.getIndexAttr(keys)}, 0.0);
+  if (into) {
+    s0 = linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), into)
+             .getResult(0);
+    markVectorTile(s0, {1, 0});
+  }
   Value s = buildGeneric(
-      b, loc, partial, filled({tqI, b.getIndexAttr(keys)}, 0.0),
+      b, loc, partial, s0,
       {mapOf(ctx, 3, {0, 1, 2}), mapOf(ctx, 3, {0, 1})}, iterators(2, 1),
       [&](OpBuilder &b, Location loc, ValueRange a) {
         yieldValue(b, loc, arith::AddFOp::create(b, loc, a[1], a[0]));

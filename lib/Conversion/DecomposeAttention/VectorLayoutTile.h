@@ -60,11 +60,13 @@ private:
   int64_t lanePartialKeys() const;
   /// partial[i, j, l] = sum_c Q~[i, c, l] K~[j, c, l] of the `keys` rows
   /// `kRows` of K~ ([tq x keys x lanes]), marked for register tiles zeroed
-  /// in registers.
-  mlir::Value lanePartials(mlir::Value kRows, int64_t keys);
+  /// in registers; written into `into` (a slice of a larger tile) if given.
+  mlir::Value lanePartials(mlir::Value kRows, int64_t keys,
+                           mlir::Value into = nullptr);
   /// S[i, j] = sum_l partial[i, j, l] ([tq x keys]), a transpose-and-add
-  /// tree per [lanes x lanes] block.
-  mlir::Value laneScores(mlir::Value partial, int64_t keys);
+  /// tree per [lanes x lanes] block, written into `into` if given.
+  mlir::Value laneScores(mlir::Value partial, int64_t keys,
+                         mlir::Value into = nullptr);
   /// One key tile of the online softmax; `tail`: the last, partial tile.
   void keyStep(mlir::Value kStart, mlir::ValueRange iter, bool tail);
   /// Rows [kStart, kStart + kSize) of K, V or a RoPE table (padded in the
@@ -107,7 +109,7 @@ private:
   /// Whether the full key steps issue their prefetches among the score
   /// contraction's register tiles (scoresInterleavingPrefetches) instead of
   /// in one burst first: prefetchInterleaved, head dim on the lanes,
-  /// half-precision K.
+  /// tiles of 4 rows, half-precision K.
   bool interleavesPrefetches() const;
   /// scoresWithDimsOnLanes cut into its register tiles of keys, each after
   /// the prefetches (into L2) of the same keys' K and V rows of the next

@@ -2,6 +2,7 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=256" | FileCheck %s --check-prefixes=CHECK,V256
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512 prefetch-interleaved=0" | FileCheck %s --check-prefix=BURST
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256 target-features=-avx512f" | FileCheck %s --check-prefix=LLVM
 
 // A decode tile of 4 rows (Sq = 1, GQA 8/2) with f16 K/V and the head dim
@@ -74,6 +75,25 @@
 // BURST: memref.prefetch {{.*}} read, locality<3>, data
 // BURST-NOT: locality<2>
 // BURST: tensor<4x64x16xf32>
+// Lowered, each register tile of partial products is computed in place in
+// its block of the partial buffer and each block's scores in the score
+// tile: every buffer is allocated once per task (none in the key loop) and
+// nothing is copied between them.
+// LOOPS-LABEL: func.func @decode_q1_f16(
+// LOOPS: %[[PART:.*]] = memref.alloc() {{.*}} : memref<4x16x16xf32>
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: memref.copy
+// LOOPS: memref.prefetch {{.*}} locality<2>
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: memref.copy
+// LOOPS: vector.transfer_write %{{.*}}, %[[PART]][%c0, %c0, %c0] {{.*}} : vector<4x4x16xf32>, memref<4x16x16xf32>
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: memref.copy
+// LOOPS: vector.transfer_write %{{.*}}, %[[PART]][%c0, %c4, %c0] {{.*}} : vector<4x4x16xf32>, memref<4x16x16xf32>
+// LOOPS-NOT: memref.alloc
+// LOOPS-NOT: memref.copy
+// LOOPS: scf.yield
 // The pipeline lowers the L2 hint to llvm.intr.prefetch with locality 2.
 // LLVM-LABEL: llvm.func @decode_q1_f16(
 // LLVM: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
@@ -96,6 +116,17 @@ func.func @decode_q1_f16(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf16>, %
 func.func @decode_q1_f32(%q: tensor<1x8x1x32xf32>, %k: tensor<1x2x300x32xf32>, %v: tensor<1x2x300x32xf32>) -> tensor<1x8x1x32xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x32xf32>, tensor<1x2x300x32xf32>, tensor<1x2x300x32xf32> -> tensor<1x8x1x32xf32>
   return %o : tensor<1x8x1x32xf32>
+}
+
+// A tile of 1 row (MHA, Sq = 1) keeps the burst.
+// CHECK-LABEL: func.func @decode_mha_q1_f16(
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
+// CHECK: memref.prefetch {{.*}} read, locality<3>, data
+// CHECK-NOT: locality<2>
+// CHECK: return
+func.func @decode_mha_q1_f16(%q: tensor<1x2x1x32xf32>, %k: tensor<1x2x300x32xf16>, %v: tensor<1x2x300x32xf16>) -> tensor<1x2x1x32xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x2x1x32xf32>, tensor<1x2x300x32xf16>, tensor<1x2x300x32xf16> -> tensor<1x2x1x32xf32>
+  return %o : tensor<1x2x1x32xf32>
 }
 
 // Tiles of 16 rows (Sq = 4, GQA 4) transpose K in registers: the burst.
