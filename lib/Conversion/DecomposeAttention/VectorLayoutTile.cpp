@@ -347,11 +347,13 @@ Value VectorTileBuilder::lanePartials(Value kRows, int64_t keys, Value into) {
 
 Value VectorTileBuilder::laneScores(Value partial, int64_t keys, Value into) {
   int64_t lanes = scoreDimLanes;
-  Value s0 = filled({tqI, b.getIndexAttr(keys)}, 0.0);
+  Value s0;
   if (into) {
     s0 = linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), into)
              .getResult(0);
     markVectorTile(s0, {1, 0});
+  } else {
+    s0 = filled({tqI, b.getIndexAttr(keys)}, 0.0);
   }
   Value s = buildGeneric(
       b, loc, partial, s0,
