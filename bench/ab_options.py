@@ -12,6 +12,12 @@ time of each side, the median of the per-pair ratio B / A and its
 interquartile range, the ratio of the fastest calls (least disturbed by
 load), and the ISA. Results are checked against each other
 (both sides compute the same attention).
+
+With --flush, an untimed triad pass of the roofline probe (3 x 256 MiB,
+bench/peak.cpp) runs before every call, as in `scripts/bench.sh
+--interleave`: the K/V of a decode case (67-134 MB at Sk = 16384) would
+otherwise stay in a last-level cache as large as this host's (260 MiB)
+from one call to the next, and the calls would not read them from memory.
 """
 import argparse
 import fnmatch
@@ -23,6 +29,14 @@ import interleave
 import run_bench
 
 
+def flushed(call, probe):
+    """`call` after a triad pass (untimed) and the OpenMP workers' spin."""
+    def run():
+        probe.lib.posenc_bench_triad_pass(probe.threads, probe.n)
+        return call()
+    return run
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--a", default="", help="options of side A")
@@ -32,10 +46,15 @@ def main():
     ap.add_argument("--pairs", type=int, default=15)
     ap.add_argument("--budget", type=float, default=20.0,
                     help="seconds per case (at least 3 pairs)")
+    ap.add_argument("--flush", action="store_true",
+                    help="evict the caches (a triad pass) before each call")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of the flushing triad pass")
     args = ap.parse_args()
     import posenc
     build = os.environ.get("POSENC_BUILD_DIR", "build")
-    isa = interleave.RooflineProbe(build, 1, True).isa
+    probe = interleave.RooflineProbe(build, args.threads, False)
+    isa = probe.isa
     patterns = args.cases.split(",")
     print(f"ISA {isa}; A: '{args.a}', B: '{args.b}', both: '{args.extra}'")
     print("| case | A ms | B ms | B / A (median) | IQR | min B / min A | pairs |")
@@ -50,8 +69,10 @@ def main():
             compiled = posenc.compile(case.program("fused"), pipeline=pipe)
             out = np.zeros_like(inputs[0])
             outs.append(out)
-            sides.append(interleave.timed(
-                lambda c=compiled, o=out: c(*inputs, o)))
+            call = interleave.timed(lambda c=compiled, o=out: c(*inputs, o))
+            if args.flush:
+                call = flushed(call, probe)
+            sides.append(call)
         a, b = interleave.alternate(sides, args.pairs, args.budget)
         np.testing.assert_allclose(outs[0], outs[1], atol=1e-4, rtol=1e-3)
         ratio, q1, q3 = interleave.spread([y / x for x, y in zip(a, b)])

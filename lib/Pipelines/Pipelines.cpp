@@ -41,6 +41,8 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.splitKTasks = options.attentionSplitKTasks;
     decomposeOptions.splitKMaxKeys = options.attentionSplitKMaxKeys;
     decomposeOptions.prefetchTiles = options.attentionPrefetchTiles;
+    decomposeOptions.prefetchInterleaved =
+        options.attentionPrefetchInterleaved;
     decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
     decomposeOptions.widenKeys = options.attentionWidenKeys;
     // The target's vector width: the decode tiles' layout and the register

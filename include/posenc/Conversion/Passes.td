@@ -121,6 +121,13 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Vector layout, decode schedule: software-prefetch (into the L1 "
            "cache) the K/V rows of the key tile this many tiles ahead of "
            "the one being computed (0: none)">,
+    Option<"prefetchInterleaved", "prefetch-interleaved", "bool",
+           /*default=*/"true",
+           "Vector layout, decode tiles whose score contraction keeps the "
+           "head dim on the lanes, half-precision K/V: issue each key "
+           "step's prefetches (into L2) among the contraction's register "
+           "tiles, the next tile's rows of each tile's keys, instead of in "
+           "one burst (into L1) at its start">,
     Option<"scoreDimsOnLanes", "score-dims-on-lanes", "bool",
            /*default=*/"true",
            "Vector layout, decode tiles of at most 4 rows (keys on the "

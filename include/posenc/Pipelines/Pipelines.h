@@ -52,6 +52,13 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("Fused path, decode schedule: software-prefetch the "
                      "K/V rows this many key tiles ahead (0: none)"),
       llvm::cl::init(1)};
+  Option<bool> attentionPrefetchInterleaved{
+      *this, "attention-prefetch-interleaved",
+      llvm::cl::desc("Fused path, decode tiles of at most 4 rows, f16/bf16 "
+                     "K/V: issue the prefetches among the score "
+                     "contraction's register tiles instead of in one burst "
+                     "per key step"),
+      llvm::cl::init(true)};
   Option<bool> attentionScoreDimsOnLanes{
       *this, "attention-score-dims-on-lanes",
       llvm::cl::desc("Fused path, decode tiles of at most 4 rows: the "

@@ -130,7 +130,7 @@ void VectorTileBuilder::buildPartialOutput(ValueRange loopResults) {
 /// The cache line the decode schedule prefetches, in bits.
 static constexpr int64_t kCacheLineBits = 512;
 
-void VectorTileBuilder::prefetchKeyTile(Value kStart) {
+std::pair<Value, Value> VectorTileBuilder::nextKeyTileRows(Value kStart) {
   // The next tile's rows [next, next + rows), rows = clamp(kEnd - next, 0,
   // tk): never past the task's keys, so every index is in bounds.
   Value next = arith::AddIOp::create(b, loc, kStart,
@@ -139,6 +139,16 @@ void VectorTileBuilder::prefetchKeyTile(Value kStart) {
       b, loc, tkV,
       arith::MaxSIOp::create(b, loc, zeroIdx,
                              arith::SubIOp::create(b, loc, kEnd, next)));
+  return {next, rows};
+}
+
+void VectorTileBuilder::prefetchKeyTile(Value kStart) {
+  auto [next, rows] = nextKeyTileRows(kStart);
+  prefetchKeyRows(next, zeroIdx, rows, /*locality=*/3);
+}
+
+void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
+                                        uint32_t locality) {
   Value one = indexConst(b, loc, 1);
   for (Value source : {info.k, info.v}) {
     auto type = cast<RankedTensorType>(source.getType());
@@ -157,7 +167,7 @@ void VectorTileBuilder::prefetchKeyTile(Value kStart) {
     int64_t perLine = kCacheLineBits / bits;
     int64_t lines = llvm::divideCeil(cols * bits, kCacheLineBits);
     scf::ForOp::create(
-        b, loc, zeroIdx, rows, one, ValueRange{},
+        b, loc, first, end, one, ValueRange{},
         [&](OpBuilder &b, Location loc, Value row, ValueRange) {
           SmallVector<Value> at(task.kvLead);
           at.push_back(arith::AddIOp::create(b, loc, next, row));
@@ -165,7 +175,7 @@ void VectorTileBuilder::prefetchKeyTile(Value kStart) {
           for (int64_t line = 0; line < lines; ++line) {
             at.back() = indexConst(b, loc, line * perLine);
             memref::PrefetchOp::create(b, loc, buffer, at, /*isWrite=*/false,
-                                       /*localityHint=*/3,
+                                       /*localityHint=*/locality,
                                        /*isDataCache=*/true);
           }
           scf::YieldOp::create(b, loc);

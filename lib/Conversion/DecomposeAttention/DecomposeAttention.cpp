@@ -349,6 +349,7 @@ chooseDecodeSchedule(const AttentionInfo &info,
     schedule.prefetchTiles = o.prefetchTiles;
     schedule.narrowRowsOnLanes =
         !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
+    schedule.prefetchInterleaved = o.prefetchInterleaved;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
@@ -521,6 +522,7 @@ struct PosencDecomposeAttentionPass
     options.genericDecode = genericDecode;
     options.vectorBits = vectorBits;
     options.prefetchTiles = prefetchTiles;
+    options.prefetchInterleaved = prefetchInterleaved;
     options.scoreDimsOnLanes = scoreDimsOnLanes;
     options.widenKeys = widenKeys;
     RewritePatternSet patterns(&getContext());

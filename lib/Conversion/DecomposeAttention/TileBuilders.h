@@ -93,6 +93,10 @@ struct AttentionSchedule {
   /// the compute type once per key tile (VectorTileBuilder::widenedKeyTile)
   /// instead of once per broadcast element.
   bool widenKeys = false;
+  /// Decode, scoreDimLanes, half-precision K: the prefetches of a key step
+  /// interleaved with its score contraction's register tiles (else one
+  /// burst first).
+  bool prefetchInterleaved = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

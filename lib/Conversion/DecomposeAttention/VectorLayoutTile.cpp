@@ -221,7 +221,10 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
                                 FusedAttentionOp(info.op).getKPositions(),
                                 tables.kLogDecay, xposCenters.k, task.kvLead,
                                 kStart, c);
-  if (prefetchTiles > 0 && !tail)
+  // Half-precision K/V with the head dim on the lanes: the prefetches go
+  // among the score contraction's register tiles instead.
+  bool interleave = !tail && interleavesPrefetches();
+  if (prefetchTiles > 0 && !tail && !interleave)
     prefetchKeyTile(kStart);
   Value kTile = widenedKeyTile(
       rotated ? rowsOf(tables.kRotated)
@@ -231,7 +234,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
 
   Value s;
   if (scoreDimLanes) {
-    s = scoresWithDimsOnLanes(kTile);
+    s = interleave ? scoresInterleavingPrefetches(kTile, kStart)
+                   : scoresWithDimsOnLanes(kTile);
   } else if (keysOnLanes) {
     // S = Q~ K~^T  (loops i, j, d): keys on the lanes. The register tile
     // [tq x kKeyLanes] reads a [kKeyLanes x kKeyLanes] block of K (keys x
@@ -291,6 +295,19 @@ Value VectorTileBuilder::scoresWithDimsOnLanes(Value kTile) {
   // each score's lanes once (--posenc-lower-attention-vectors lowers a
   // [lanes x lanes] block of it as a transpose-and-add tree, so S comes out
   // with the keys on the lanes for the softmax).
+  return laneScores(lanePartials(kTile, tk), tk);
+}
+
+int64_t VectorTileBuilder::lanePartialKeys() const {
+  // Register tile [rows x keys] of partial vectors: half the registers
+  // (32 with 512-bit vectors, 16 with 256 or 128 bits) for accumulators,
+  // the rest for the Q~ and K rows they read.
+  int64_t accumulators = scoreDimLanes >= 16 ? 16 : 8;
+  int64_t rows = divisorAtMost(tq, 4);
+  return divisorAtMost(tk, std::max<int64_t>(1, accumulators / rows));
+}
+
+Value VectorTileBuilder::lanePartials(Value kRows, int64_t keys, Value into) {
   int64_t lanes = scoreDimLanes, d = staticSize(dq);
   auto split = [&](Value t) {
     auto type = cast<RankedTensorType>(t.getType());
@@ -303,10 +320,14 @@ Value VectorTileBuilder::scoresWithDimsOnLanes(Value kTile) {
                                b.getIndexAttr(lanes)});
   };
   Value partial0 =
-      filledTile(b, loc, {tqI, tkI, b.getIndexAttr(lanes)}, c, 0.0);
+      into ? linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), into)
+                 .getResult(0)
+           : filledTile(b, loc,
+                        {tqI, b.getIndexAttr(keys), b.getIndexAttr(lanes)}, c,
+                        0.0);
   markVectorTile(partial0, {1, 0, 0});
   Value partial = buildGeneric(
-      b, loc, ValueRange{split(qRows), split(kTile)}, partial0,
+      b, loc, ValueRange{split(qRows), split(kRows)}, partial0,
       {mapOf(ctx, 4, {0, 2, 3}), mapOf(ctx, 4, {1, 2, 3}),
        mapOf(ctx, 4, {0, 1, 3})},
       {IteratorType::parallel, IteratorType::parallel,
@@ -316,26 +337,34 @@ Value VectorTileBuilder::scoresWithDimsOnLanes(Value kTile) {
                                            castFloat(b, loc, a[1], c));
         yieldValue(b, loc, arith::AddFOp::create(b, loc, a[2], prod));
       });
-  // Register tile [rows x keys] of partial vectors: half the registers
-  // (32 with 512-bit vectors, 16 with 256 or 128 bits) for accumulators,
-  // the rest for the Q~ and K rows they read.
-  int64_t accumulators = lanes >= 16 ? 16 : 8;
-  int64_t rows = divisorAtMost(tq, 4);
   // Each [rows x keys x lanes] accumulator tile is zeroed in registers
   // right before its loop over D (VectorizeTiles.cpp, tileFusingInit)
   // instead of a zero-filled partial buffer per key tile.
   markExactVectorTile(
       partial,
-      {rows, divisorAtMost(tk, std::max<int64_t>(1, accumulators / rows)), 1,
-       lanes},
+      {divisorAtMost(tq, 4), divisorAtMost(keys, lanePartialKeys()), 1, lanes},
       /*fuseInit=*/true);
+  return partial;
+}
+
+Value VectorTileBuilder::laneScores(Value partial, int64_t keys, Value into) {
+  int64_t lanes = scoreDimLanes;
+  Value s0;
+  if (into) {
+    s0 = linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), into)
+             .getResult(0);
+    markVectorTile(s0, {1, 0});
+  } else {
+    s0 = filled({tqI, b.getIndexAttr(keys)}, 0.0);
+  }
   Value s = buildGeneric(
-      b, loc, partial, filled({tqI, tkI}, 0.0),
+      b, loc, partial, s0,
       {mapOf(ctx, 3, {0, 1, 2}), mapOf(ctx, 3, {0, 1})}, iterators(2, 1),
       [&](OpBuilder &b, Location loc, ValueRange a) {
         yieldValue(b, loc, arith::AddFOp::create(b, loc, a[1], a[0]));
       });
-  markExactVectorTile(s, {1, lanes, lanes}, /*fuseInit=*/true);
+  markExactVectorTile(s, {1, divisorAtMost(keys, lanes), lanes},
+                      /*fuseInit=*/true);
   return s;
 }
 

@@ -39,7 +39,8 @@ public:
         scoreDimLanes(schedule.scoreDimLanes),
         narrowRowsOnLanes(schedule.narrowRowsOnLanes),
         prefetchTiles(schedule.prefetchTiles),
-        widenKeys(schedule.widenKeys) {}
+        widenKeys(schedule.widenKeys),
+        prefetchInterleaved(schedule.prefetchInterleaved) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -58,6 +59,17 @@ private:
   mlir::Value scoresWithDimsOnLanes(mlir::Value kTile);
   /// S^T = Q~ K~^T [tk x tq] for narrowRowsOnLanes.
   mlir::Value narrowRowScores(mlir::Value kTile);
+  /// The keys of a register tile of lanePartials.
+  int64_t lanePartialKeys() const;
+  /// partial[i, j, l] = sum_c Q~[i, c, l] K~[j, c, l] of the `keys` rows
+  /// `kRows` of K~ ([tq x keys x lanes]), marked for register tiles zeroed
+  /// in registers; written into `into` (a slice of a larger tile) if given.
+  mlir::Value lanePartials(mlir::Value kRows, int64_t keys,
+                           mlir::Value into = nullptr);
+  /// S[i, j] = sum_l partial[i, j, l] ([tq x keys]), a transpose-and-add
+  /// tree per [lanes x lanes] block, written into `into` if given.
+  mlir::Value laneScores(mlir::Value partial, int64_t keys,
+                         mlir::Value into = nullptr);
   /// One key tile of the online softmax; `tail`: the last, partial tile.
   void keyStep(mlir::Value kStart, mlir::ValueRange iter, bool tail);
   /// Rows [kStart, kStart + kSize) of K, V or a RoPE table (padded in the
@@ -88,6 +100,26 @@ private:
   /// `prefetchTiles` tiles after the one at `kStart`, those before the
   /// task's key end, one prefetch per cache line.
   void prefetchKeyTile(mlir::Value kStart);
+  /// The first row of the key tile `prefetchTiles` tiles after the one at
+  /// `kStart`, and how many of its rows lie before the task's key end.
+  std::pair<mlir::Value, mlir::Value> nextKeyTileRows(mlir::Value kStart);
+  /// Prefetches rows [first, end) of K and V after row `next` (an empty
+  /// range when end <= first) with `locality` (3: into L1, 2: into L2).
+  void prefetchKeyRows(mlir::Value next, mlir::Value first, mlir::Value end,
+                       uint32_t locality);
+
+  //===--- InterleavedPrefetch.cpp ----------------------------------------===//
+  /// Whether the full key steps issue their prefetches among the score
+  /// contraction's register tiles (scoresInterleavingPrefetches) instead of
+  /// in one burst first: prefetchInterleaved, head dim on the lanes,
+  /// tiles of 4 rows, half-precision K.
+  bool interleavesPrefetches() const;
+  /// scoresWithDimsOnLanes cut into its register tiles of keys, each after
+  /// the prefetches (into L2) of the same keys' K and V rows of the next
+  /// key tile: the prefetches spread through the contraction instead of
+  /// one burst per key step.
+  mlir::Value scoresInterleavingPrefetches(mlir::Value kTile,
+                                           mlir::Value kStart);
 
   //===--- ShawTerms.cpp --------------------------------------------------===//
   /// The tile's lowest and highest j - (i + shift), and whether some lies in
@@ -231,6 +263,9 @@ private:
   int64_t prefetchTiles;
   /// Decode: f16/bf16 K converted to the compute type once per key tile.
   bool widenKeys;
+  /// Decode, scoreDimLanes: the prefetches interleaved with the score
+  /// contraction's register tiles (scoresInterleavingPrefetches).
+  bool prefetchInterleaved;
   /// The dim of the score tile's index that is the query row.
   int64_t rowDim() const { return keysOnLanes ? 0 : 1; }
 

@@ -1,6 +1,6 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=TILES
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-interleaved=0" | FileCheck %s --check-prefix=TILES
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512 attention-prefetch-interleaved=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256 attention-prefetch-interleaved=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
 
 // The key step of the decode schedule beyond the score contraction
 // (docs/pipelines.md, "Where a decode step's time goes"): no buffer is
@@ -10,6 +10,8 @@
 // contraction's destination producer fused into its tiles); P V keeps each
 // [4 x 64] accumulator tile in registers across the 64 keys; f16/bf16 V is
 // converted once per key tile when P V passes over V more than twice.
+// (The 4-row f16 tile is checked here with its prefetches in one burst;
+// decode-interleaved-prefetch.mlir checks the default, interleaved form.)
 
 // GQA 8/2, Sq = 1: a tile of 4 rows, P V in two passes of [4 x 64] that
 // read V as stored (f16, converted in the pass).

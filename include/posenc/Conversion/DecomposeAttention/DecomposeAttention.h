@@ -44,6 +44,11 @@ struct DecomposeAttentionOptions {
   /// Vector layout, decode: software-prefetch the K/V rows of the key tile
   /// this many tiles ahead (0: none).
   int64_t prefetchTiles = 1;
+  /// Vector layout, decode tiles with the head dim on the lanes and
+  /// half-precision K/V: the prefetches of each key step (into L2)
+  /// interleaved with the score contraction's register tiles instead of
+  /// one burst (into L1) at its start.
+  bool prefetchInterleaved = true;
   /// Vector layout, decode, keys on the lanes: the score contraction keeps
   /// the head dim on the vector lanes (partial products reduced once per
   /// score) instead of transposing K in registers.
