@@ -86,7 +86,11 @@ Value VectorTileBuilder::scoresInterleavingPrefetches(Value kTile,
       auto clamped = [&](int64_t row) -> Value {
         return arith::MinSIOp::create(b, loc, indexConst(b, loc, row), rows);
       };
-      prefetchKeyRows(next, clamped(j0), clamped(j0 + keys), /*locality=*/2);
+      // Named first: the order of a call's arguments is unspecified, and
+      // the IR must not depend on the host compiler.
+      Value from = clamped(j0);
+      Value to = clamped(j0 + keys);
+      prefetchKeyRows(next, from, to, /*locality=*/2);
       Value kRows = tensor::ExtractSliceOp::create(
           b, loc, kTile, ArrayRef<OpFoldResult>{b.getIndexAttr(j0), zero},
           ArrayRef<OpFoldResult>{b.getIndexAttr(keys), dq},

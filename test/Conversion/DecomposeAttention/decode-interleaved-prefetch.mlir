@@ -19,9 +19,9 @@
 // CHECK-NOT: locality<3>
 // CHECK: %[[NEXT:.*]] = arith.addi %[[KS]], %c64 : index
 // CHECK: %[[ROWS:.*]] = arith.minsi %c64, %{{.*}} : index
-// V512: %[[E0:.*]] = arith.minsi %c4, %[[ROWS]] : index
-// V256: %[[E0:.*]] = arith.minsi %c2, %[[ROWS]] : index
-// CHECK-NEXT: %[[B0:.*]] = arith.minsi %c0, %[[ROWS]] : index
+// CHECK: %[[B0:.*]] = arith.minsi %c0, %[[ROWS]] : index
+// V512-NEXT: %[[E0:.*]] = arith.minsi %c4, %[[ROWS]] : index
+// V256-NEXT: %[[E0:.*]] = arith.minsi %c2, %[[ROWS]] : index
 // CHECK-NEXT: %[[KB:.*]] = bufferization.to_buffer %arg1 read_only
 // CHECK-NEXT: scf.for %[[R:.*]] = %[[B0]] to %[[E0]] step %c1 {
 // CHECK-NEXT: %[[ROW:.*]] = arith.addi %[[NEXT]], %[[R]] : index
@@ -39,10 +39,10 @@
 // V512: tensor.insert_slice %{{.*}}[0, 0, 0] [4, 4, 16] [1, 1, 1] : tensor<4x4x16xf32> into tensor<4x16x16xf32>
 // V256: tensor.insert_slice %{{.*}}[0, 0, 0] [4, 2, 8] [1, 1, 1] : tensor<4x2x8xf32> into tensor<4x8x8xf32>
 // The second register tile: the next keys' rows.
-// V512-NEXT: %[[E1:.*]] = arith.minsi %c8, %[[ROWS]] : index
 // V512-NEXT: %[[B1:.*]] = arith.minsi %c4, %[[ROWS]] : index
-// V256-NEXT: %[[E1:.*]] = arith.minsi %c4, %[[ROWS]] : index
+// V512-NEXT: %[[E1:.*]] = arith.minsi %c8, %[[ROWS]] : index
 // V256-NEXT: %[[B1:.*]] = arith.minsi %c2, %[[ROWS]] : index
+// V256-NEXT: %[[E1:.*]] = arith.minsi %c4, %[[ROWS]] : index
 // CHECK: scf.for %{{.*}} = %[[B1]] to %[[E1]] step %c1 {
 // CHECK: locality<2>
 // V512: tensor.insert_slice %{{.*}}[0, 4, 0] [4, 4, 16] [1, 1, 1]
@@ -54,10 +54,15 @@
 // V256: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8x8xf32>) outs(%{{.*}} : tensor<4x8xf32>) {{.*}}posenc.vector_tile = array<i64: 1, 8, 8>
 // V256: tensor.insert_slice %{{.*}}[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x64xf32>
 // The last register tile of the step prefetches the tile's last rows.
-// V512: %[[EL:.*]] = arith.minsi %c64, %[[ROWS]] : index
+// (after the last block's register tile before it)
+// V512: tensor.insert_slice %{{.*}}[0, 32] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<4x64xf32>
+// V512: tensor.insert_slice %{{.*}}[0, 8, 0] [4, 4, 16] [1, 1, 1]
 // V512-NEXT: %[[BL:.*]] = arith.minsi %c60, %[[ROWS]] : index
-// V256: %[[EL:.*]] = arith.minsi %c64, %[[ROWS]] : index
+// V512-NEXT: %[[EL:.*]] = arith.minsi %c64, %[[ROWS]] : index
+// V256: tensor.insert_slice %{{.*}}[0, 48] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x64xf32>
+// V256: tensor.insert_slice %{{.*}}[0, 4, 0] [4, 2, 8] [1, 1, 1]
 // V256-NEXT: %[[BL:.*]] = arith.minsi %c62, %[[ROWS]] : index
+// V256-NEXT: %[[EL:.*]] = arith.minsi %c64, %[[ROWS]] : index
 // CHECK: scf.for %{{.*}} = %[[BL]] to %[[EL]] step %c1 {
 // V512: tensor.insert_slice %{{.*}}[0, 48] [4, 16] [1, 1] : tensor<4x16xf32> into tensor<4x64xf32>
 // V256: tensor.insert_slice %{{.*}}[0, 56] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<4x64xf32>
