@@ -377,10 +377,7 @@ Value VectorTileBuilder::narrowRowScores(Value kTile) {
   // converted once per key tile into an f32 tile instead. The register
   // tile [16 keys x rows] is 16 accumulators at 512 bits (8 x half the
   // rows at 256), enough FMAs in flight to cover their latency.
-  if (cast<RankedTensorType>(kTile.getType()).getElementType() != c) {
-    kTile = convertedTile(kTile);
-    kTile.getDefiningOp()->setAttr(kFuseIntoTilesAttr, b.getUnitAttr());
-  }
+  // (widenedKeyTile has made K~ f32.)
   Value s =
       contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));
   markKeyContraction(s, {divisorAtMost(tk, 16), tq, 1});
@@ -419,11 +416,19 @@ Value VectorTileBuilder::widenedKeyTile(Value kTile) {
   // broadcast (three uops, two on the shuffle port, per two FMAs of a
   // 64-row tile). Converted once per key tile into an f32 tile (L1/L2
   // resident), the broadcasts are loads (docs/pipelines.md, "The 64-row
-  // decode tile").
+  // decode tile"). Tiles of at most 16 rows on the lanes
+  // (narrowRowsOnLanes) convert one [16 keys x D] register tile at a time
+  // instead, fused into the contraction's tiles: a whole f32 K tile next
+  // to V's measured slower there (docs/pipelines.md, "Tiles of 16 rows").
   auto type = cast<RankedTensorType>(kTile.getType());
-  if (!widenKeys || type.getElementType() == c || !type.hasStaticShape())
+  if (type.getElementType() == c || !type.hasStaticShape())
     return kTile;
-  return convertedTile(kTile);
+  if (narrowRowsOnLanes) {
+    Value wide = convertedTile(kTile);
+    wide.getDefiningOp()->setAttr(kFuseIntoTilesAttr, b.getUnitAttr());
+    return wide;
+  }
+  return widenKeys ? convertedTile(kTile) : kTile;
 }
 
 Value VectorTileBuilder::convertedTile(Value tile) {

@@ -230,8 +230,10 @@ private:
   /// The V tile of a key step, converted to the compute type once when the
   /// decode schedule's P V would convert it in more than two passes.
   mlir::Value widenedValueTile(mlir::Value vTile);
-  /// The K~ tile of a key step, converted to the compute type once when
-  /// the schedule says so (AttentionSchedule::widenKeys).
+  /// The K~ tile of a key step in the compute type where the rows-on-lanes
+  /// contraction broadcasts its elements: once per key tile
+  /// (AttentionSchedule::widenKeys), or per register tile of the
+  /// contraction (AttentionSchedule::narrowRowsOnLanes).
   mlir::Value widenedKeyTile(mlir::Value kTile);
   /// `tile` converted to the compute type (a marked elementwise generic).
   mlir::Value convertedTile(mlir::Value tile);
