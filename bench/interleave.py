@@ -114,6 +114,14 @@ class RooflineProbe:
         # right after a decode call shared the cores with them and measured
         # half the quiet host's triad bandwidth. Wait them out.
         time.sleep(self.spin_s)
+        # Then one untimed pass of each: on the AMD Zen 5 virtual machine
+        # (2026-12-02) the first pass after an idle wait ran slow, FMA at a
+        # third of its peak and triad at 2-15 GB/s against 45-60 right
+        # after, so a probe that followed a probe (every other pair) gave
+        # a bound several times too loose (fractions of 150-450 %).
+        # docs/bench-cpu.md, "Twelfth session".
+        self.lib.posenc_bench_fma_pass(self.threads, self.iters)
+        self.lib.posenc_bench_triad_pass(self.threads, self.n)
         return (self.lib.posenc_bench_fma_pass(self.threads, self.iters),
                 self.lib.posenc_bench_triad_pass(self.threads, self.n))
 
@@ -191,7 +199,7 @@ def commit_measured(root):
 SECTION_TEXT = """Printed by `scripts/bench.sh --interleave --write-docs`: interleaved mode. Each
 encoded attention case runs in one process with plain causal attention of the
 same S, D and H, and each decode case with the roofline probe of
-`posenc-bench-peak` (one FMA pass and one triad pass); after one warm-up call of
+`posenc-bench-peak` (one FMA pass and one triad pass, each after an untimed one); after one warm-up call of
 each the two sides alternate call by call (A B, B A, ...), so load on the host
 reaches both sides of each pair; each `rope-*-call` case alternates its call
 returning the result with the same call writing into the caller's array (`out=`).

@@ -22,6 +22,8 @@ typedef __m512 vec;
 static inline vec vset(float x) { return _mm512_set1_ps(x); }
 static inline vec vfma(vec a, vec b, vec c) { return _mm512_fmadd_ps(a, b, c); }
 static inline float vsum(vec a) { return _mm512_reduce_add_ps(a); }
+static inline vec vload(const float *p) { return _mm512_loadu_ps(p); }
+static inline vec vadd(vec a, vec b) { return _mm512_add_ps(a, b); }
 static const int kLanes = 16;
 #elif defined(__AVX2__) && defined(__FMA__)
 #include <immintrin.h>
@@ -29,6 +31,8 @@ static const int kLanes = 16;
 typedef __m256 vec;
 static inline vec vset(float x) { return _mm256_set1_ps(x); }
 static inline vec vfma(vec a, vec b, vec c) { return _mm256_fmadd_ps(a, b, c); }
+static inline vec vload(const float *p) { return _mm256_loadu_ps(p); }
+static inline vec vadd(vec a, vec b) { return _mm256_add_ps(a, b); }
 static inline float vsum(vec a) {
   float t[8];
   _mm256_storeu_ps(t, a);
@@ -44,6 +48,8 @@ typedef float vec;
 static inline vec vset(float x) { return x; }
 static inline vec vfma(vec a, vec b, vec c) { return a * b + c; }
 static inline float vsum(vec a) { return a; }
+static inline vec vload(const float *p) { return *p; }
+static inline vec vadd(vec a, vec b) { return a + b; }
 static const int kLanes = 1;
 #endif
 
@@ -110,6 +116,47 @@ struct TriadArrays {
 #ifdef POSENC_PEAK_LIBRARY
 static TriadArrays *triadArrays = nullptr;
 
+/// A read-only stream over `n` floats, as a decode step reads K/V: each
+/// thread reads its share as `streams` equal segments in lockstep (one
+/// vector of each per step), summing them so the loads are not dead.
+struct ReadArray {
+  std::vector<float> r;
+  explicit ReadArray(size_t n) : r(n, 1.0f) {}
+
+  double passGBs(int threads, int streams, long ahead) {
+    size_t n = r.size();
+    std::vector<float> sinks(threads);
+    double secs = parallelSeconds(threads, [&](int t) {
+      size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+      size_t seg = (hi - lo) / streams / kLanes * kLanes;
+      vec acc[8];
+      for (int s = 0; s < 8; ++s)
+        acc[s] = vset(0.0f);
+      for (size_t i = 0; i < seg; i += kLanes)
+        for (int s = 0; s < streams; ++s) {
+          const float *p = &r[lo + s * seg + i];
+          // One software prefetch per 64-byte line, `ahead` floats ahead.
+          if (ahead > 0 && (i * sizeof(float)) % 64 == 0 && i + ahead < seg)
+            __builtin_prefetch(p + ahead, 0, 3);
+          acc[s] = vadd(acc[s], vload(p));
+        }
+      float sum = 0;
+      for (int s = 0; s < streams; ++s)
+        sum += vsum(acc[s]);
+      sinks[t] = sum;
+    });
+    size_t bytes = 0;
+    for (int t = 0; t < threads; ++t) {
+      size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+      bytes += (hi - lo) / streams / kLanes * kLanes * streams * sizeof(float);
+    }
+    if (sinks[0] <= 0)
+      std::fprintf(stderr, "read check failed\n");
+    return bytes / secs / 1e9;
+  }
+};
+static ReadArray *readArray = nullptr;
+
 extern "C" {
 /// The ISA the library was built for ("avx512", "avx2" or "scalar").
 const char *posenc_bench_isa() { return POSENC_VEC_NAME; }
@@ -127,6 +174,19 @@ double posenc_bench_triad_pass(int threads, long n) {
     triadArrays = new TriadArrays(size_t(n));
   }
   return triadArrays->passGBs(threads < 1 ? 1 : threads);
+}
+
+/// One read pass over `n` floats (allocated on the first call, or when `n`
+/// changes) as `streams` (1-8) segments per thread in lockstep, each line
+/// prefetched `ahead` floats before it is read (0: no software prefetch):
+/// GB/s.
+double posenc_bench_read_pass(int threads, int streams, long ahead, long n) {
+  if (!readArray || readArray->r.size() != size_t(n)) {
+    delete readArray;
+    readArray = new ReadArray(size_t(n));
+  }
+  return readArray->passGBs(threads < 1 ? 1 : threads,
+                            std::clamp(streams, 1, 8), ahead);
 }
 } // extern "C"
 #else

@@ -157,6 +157,44 @@ def test_decode_pairs_use_their_own_probe():
                        "70"]
 
 
+def test_probe_times_the_second_pass_of_each():
+    """After its wait the probe runs one untimed FMA pass and one untimed
+    triad pass, then returns the timed ones (the first pass after an idle
+    wait ran slow on the Zen 5 host, docs/bench-cpu.md)."""
+    calls = []
+
+    def pass_of(kind):
+        def run(threads, size):
+            calls.append(kind)
+            return float(sum(1 for c in calls if c == kind))
+        return run
+    probe = ab.RooflineProbe.__new__(ab.RooflineProbe)
+    probe.lib = types.SimpleNamespace(posenc_bench_fma_pass=pass_of("fma"),
+                                      posenc_bench_triad_pass=pass_of("triad"))
+    probe.threads, probe.n, probe.iters, probe.spin_s = 2, 1 << 10, 10, 0.0
+    assert probe() == (2.0, 2.0)
+    assert calls == ["fma", "triad", "fma", "triad"]
+
+
+@needs_bench
+def test_read_pass_reads_every_stream_split():
+    """bench/read_streams.py's pass: any stream count and prefetch distance
+    (clamped to 1-8 streams) returns a finite positive bandwidth and prints
+    no failed check."""
+    code = ("import ctypes, math\n"
+            f"lib = ctypes.CDLL({os.path.join(BUILD, 'lib', 'libposenc_bench_peak.so')!r})\n"
+            "f = lib.posenc_bench_read_pass\n"
+            "f.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_long, ctypes.c_long]\n"
+            "f.restype = ctypes.c_double\n"
+            "for streams, ahead in ((1, 0), (3, 256), (8, 16), (12, 0), (0, 0)):\n"
+            "    g = f(2, streams, ahead, 1 << 16)\n"
+            "    assert math.isfinite(g) and g > 0, (streams, ahead, g)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "check failed" not in r.stderr
+
+
 def test_targets_of_issues_14_and_11():
     enc = lambda e: types.SimpleNamespace(p={"encoding": e})  # noqa: E731
     assert [ab.encoding_target(enc(e)) for e in ("t5", "xpos", "xl", "deberta", "rope")] == \
