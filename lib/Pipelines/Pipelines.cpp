@@ -45,6 +45,9 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
         options.attentionPrefetchInterleaved;
     decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
     decomposeOptions.widenKeys = options.attentionWidenKeys;
+    decomposeOptions.rows16KeyTile = options.attentionRows16KeyTile;
+    decomposeOptions.rows16PrefetchInterleaved =
+        options.attentionRows16PrefetchInterleaved;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =

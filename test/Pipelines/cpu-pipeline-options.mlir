@@ -6,6 +6,7 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-split-k-tasks=3 attention-split-k-max-keys=100" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLITK
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-prefetch-tiles=0" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPREFETCH
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-widen-keys=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWIDEN
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS16
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REF
 // RUN: posenc-opt %s --posenc-cpu-pipeline="rope-block-rows=4" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROPE
 // RUN: posenc-opt %s --posenc-cpu-pipeline="fast-rope=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOROPE
@@ -28,17 +29,18 @@
 // SIGN: error: posenc-target-features: feature 'avx2' must start with '+' or '-'
 
 // FUSED: posenc-fuse-attention
-// FUSED: posenc-decompose-attention{generic-decode=false key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// FUSED: posenc-decompose-attention{generic-decode=false key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows16-prefetch-interleaved=false score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
 // FUSED: convert-scf-to-openmp
 // FUSED: posenc-lower-attention-vectors
 // FUSED: convert-openmp-to-llvm
 
-// TILES: posenc-decompose-attention{generic-decode=false key-tile=16 prefetch-interleaved=true prefetch-tiles=1 query-tile=8 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// TILES: posenc-decompose-attention{generic-decode=false key-tile=16 prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=128 rows16-prefetch-interleaved=false score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // NOPREFETCH: posenc-decompose-attention{{.*}} prefetch-tiles=0
 // NOWIDEN: posenc-decompose-attention{{.*}} widen-keys=false}
-// SPLITK: posenc-decompose-attention{generic-decode=false key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// ROWS16: posenc-decompose-attention{{.*}} rows16-key-tile=0 
+// SPLITK: posenc-decompose-attention{generic-decode=false key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows16-prefetch-interleaved=false score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 
 // Standalone RoPE: --posenc-lower-rope runs before the reference lowering
 // unless fast-rope=false; rope-block-rows reaches it.

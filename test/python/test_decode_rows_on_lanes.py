@@ -11,10 +11,12 @@ and at 256 (AVX2 code, target-features=-avx512f) and compares with the
 numpy reference (`posenc.reference`, float64, written from docs/spec.md):
 f32/f16/bf16 K/V (rounded to their storage type before the reference sees
 them, so the storage adds no error of its own), GQA 32/8, 8/2, 4/2 and MHA,
-key counts not a multiple of the 64-key tile (a partial last tile) and one
+key counts not a multiple of the key tile (a partial last tile) and one
 that is, Dv != D, causal and not, a KV cache with ragged per-batch lengths
 (kv_lengths: one inside the second key tile, one empty) with split-K
-forced.
+forced. Such tiles take 128 keys per key step by default
+(attention-rows16-key-tile); the key tile of the other decode tiles (64,
+attention-rows16-key-tile=0) and 256 are checked too.
 
 Tolerance: f32 arithmetic against float64, atol 2e-5 + rtol 2e-4 as in
 test_decode_schedule.py; the f16/bf16 to f32 conversions are exact, only
@@ -55,12 +57,43 @@ def test_sixteen_row_tiles(sq, hq, hkv, sk, d, dv, causal, elem, bits):
 @pytest.mark.parametrize("bits", VECTOR_BITS)
 @pytest.mark.parametrize("elem", ELEMS)
 def test_sixteen_row_tiles_kv_lengths(elem, bits):
-    """Over a cache with per-batch lengths [200, 70, 0] of 300 rows (70 ends
-    inside the second key tile, 0 gives zeros), GQA 32/8, Sq = 4, causal,
-    splits of at most 128 keys."""
-    ir, args, want = kv_case(3, 32, 8, 4, 300, 128, [200, 70, 0],
+    """Over a cache with per-batch lengths [200, 150, 0] of 300 rows (150
+    ends inside the second 128-key tile, 0 gives zeros), GQA 32/8, Sq = 4,
+    causal, splits of at most 128 keys."""
+    ir, args, want = kv_case(3, 32, 8, 4, 300, 128, [200, 150, 0],
                              causal=True, elem=elem, seed=4)
     compiled = posenc.compile(
         ir, pipeline=pipeline(f"{bits} attention-split-k-max-keys=128"))
     assert_close(compiled(*args), want, ATOL, RTOL,
                  f"kv_lengths {elem} Sq=4 32/8 ({bits})")
+
+
+KEY_TILES = ["attention-rows16-key-tile=0", "attention-rows16-key-tile=256"]
+
+
+@pytest.mark.parametrize("tile", KEY_TILES)
+@pytest.mark.parametrize("elem", ELEMS)
+@pytest.mark.parametrize("sq,hq,hkv,sk,causal", [(4, 32, 8, 1000, True),
+                                                 (16, 4, 4, 700, False)])
+def test_sixteen_row_key_tiles(sq, hq, hkv, sk, causal, elem, tile):
+    """The 16-row tiles with 64 keys per key step (the other decode tiles'
+    key tile) and 256, at 512 bits: partial last tiles."""
+    ir, args, want = half_kv_case(hq, hkv, sq, sk, 128, elem, causal=causal,
+                                  seed=sq + sk)
+    compiled = posenc.compile(ir, pipeline=pipeline(f"vector-bits=512 {tile}"))
+    assert_close(compiled(*args), want, ATOL, RTOL,
+                 f"{elem} Sq={sq} {hq}/{hkv} Sk={sk} ({tile})")
+
+
+@pytest.mark.parametrize("tile", KEY_TILES)
+@pytest.mark.parametrize("elem", ELEMS)
+def test_sixteen_row_key_tiles_kv_lengths(elem, tile):
+    """kv_lengths [200, 150, 0] of 300 rows, GQA 32/8, Sq = 4, causal,
+    split-k-max-keys=128 (splits of whole key tiles): 64 keys per key
+    step, or 256 (each split one partial step)."""
+    ir, args, want = kv_case(3, 32, 8, 4, 300, 128, [200, 150, 0],
+                             causal=True, elem=elem, seed=5)
+    compiled = posenc.compile(ir, pipeline=pipeline(
+        f"vector-bits=512 attention-split-k-max-keys=128 {tile}"))
+    assert_close(compiled(*args), want, ATOL, RTOL,
+                 f"kv_lengths {elem} Sq=4 32/8 ({tile})")

@@ -138,6 +138,16 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Vector layout, decode tiles of more than 16 rows with the rows "
            "on the lanes: f16/bf16 K converted to f32 once per key tile "
            "(false: per element the score contraction broadcasts)">,
+    Option<"rows16KeyTile", "rows16-key-tile", "int64_t", /*default=*/"128",
+           "Vector layout, decode tiles of 16 rows (Sq = 4 with 4 packed "
+           "query heads, Sq = 16 MHA): key/value rows per tile instead of "
+           "key-tile (0: key-tile)">,
+    Option<"rows16PrefetchInterleaved", "rows16-prefetch-interleaved",
+           "bool", /*default=*/"false",
+           "Vector layout, decode tiles of at most 16 rows with the rows on "
+           "the lanes (S^T = K~ Q~^T) and f32 K: issue each key step's "
+           "prefetches (into L2) among the score contraction's register "
+           "tiles of 16 keys instead of in one burst (into L1)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "

@@ -72,6 +72,19 @@ struct PosencCPUPipelineOptions
                      "rows on the lanes): f16/bf16 K converted to f32 once "
                      "per key tile (false: per broadcast element)"),
       llvm::cl::init(true)};
+  Option<int64_t> attentionRows16KeyTile{
+      *this, "attention-rows16-key-tile",
+      llvm::cl::desc("Fused path, decode tiles of 16 rows (Sq = 4 with GQA "
+                     "4, Sq = 16 MHA): key/value rows per attention tile "
+                     "(0: attention-key-tile)"),
+      llvm::cl::init(128)};
+  Option<bool> attentionRows16PrefetchInterleaved{
+      *this, "attention-rows16-prefetch-interleaved",
+      llvm::cl::desc("Fused path, decode tiles of at most 16 rows with the "
+                     "rows on the lanes, f32 K: issue the prefetches among "
+                     "the score contraction's register tiles of 16 keys "
+                     "instead of in one burst per key step"),
+      llvm::cl::init(false)};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "

@@ -254,6 +254,9 @@ static int64_t decodeScoreDimLanes(const AttentionInfo &info,
 /// "The 64-row decode tile"). Smaller tiles keep their own measured paths.
 constexpr int64_t kMaxNarrowDecodeRows = 16;
 
+/// The decode tiles that take DecomposeAttentionOptions::rows16KeyTile.
+constexpr int64_t kRows16 = 16;
+
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's
 /// limit), and the fewest keys of a decode key tile.
 constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
@@ -334,6 +337,10 @@ chooseDecodeSchedule(const AttentionInfo &info,
       packed = divisorAtMost(hq / hkv, maxTileRows / rows);
   }
   int64_t keyTile = o.keyTile;
+  // Tiles of 16 rows: longer key steps (docs/pipelines.md, "Tiles of 16
+  // rows"); other tiles keep key-tile.
+  if (!generic && packed * rows == kRows16 && o.rows16KeyTile > 0)
+    keyTile = o.rows16KeyTile;
   if (generic && !fitGenericDecodeTile(info, rows, packed, keyTile))
     return std::nullopt;
   AttentionSchedule schedule{packed * rows, keyTile, !generic};
@@ -350,6 +357,7 @@ chooseDecodeSchedule(const AttentionInfo &info,
     schedule.narrowRowsOnLanes =
         !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
     schedule.prefetchInterleaved = o.prefetchInterleaved;
+    schedule.rows16PrefetchInterleaved = o.rows16PrefetchInterleaved;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
@@ -501,6 +509,11 @@ struct PosencDecomposeAttentionPass
           << splitKMaxKeys << ") must be >= 0 (0: no limit)";
       return signalPassFailure();
     }
+    if (rows16KeyTile < 0) {
+      getOperation()->emitError("posenc-decompose-attention: rows16-key-tile (")
+          << int64_t(rows16KeyTile) << ") must be >= 0 (0: key-tile)";
+      return signalPassFailure();
+    }
     if (prefetchTiles < 0) {
       getOperation()->emitError("posenc-decompose-attention: prefetch-tiles (")
           << int64_t(prefetchTiles) << ") must be >= 0";
@@ -525,6 +538,8 @@ struct PosencDecomposeAttentionPass
     options.prefetchInterleaved = prefetchInterleaved;
     options.scoreDimsOnLanes = scoreDimsOnLanes;
     options.widenKeys = widenKeys;
+    options.rows16KeyTile = rows16KeyTile;
+    options.rows16PrefetchInterleaved = rows16PrefetchInterleaved;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

@@ -97,6 +97,9 @@ struct AttentionSchedule {
   /// interleaved with its score contraction's register tiles (else one
   /// burst first).
   bool prefetchInterleaved = false;
+  /// Decode, narrowRowsOnLanes, f32 K: the same for the rows-on-lanes score
+  /// contraction, one register tile of 16 keys at a time.
+  bool rows16PrefetchInterleaved = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

@@ -224,7 +224,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
   // Half-precision K/V with the head dim on the lanes: the prefetches go
   // among the score contraction's register tiles instead.
   bool interleave = !tail && interleavesPrefetches();
-  if (prefetchTiles > 0 && !tail && !interleave)
+  bool interleaveNarrow = !tail && interleavesNarrowRowPrefetches();
+  if (prefetchTiles > 0 && !tail && !interleave && !interleaveNarrow)
     prefetchKeyTile(kStart);
   Value kTile = widenedKeyTile(
       rotated ? rowsOf(tables.kRotated)
@@ -247,7 +248,8 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
     markKeyContraction(s,
                        {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
   } else if (narrowRowsOnLanes) {
-    s = narrowRowScores(kTile);
+    s = interleaveNarrow ? narrowRowScoresInterleavingPrefetches(kTile, kStart)
+                         : narrowRowScores(kTile);
   } else {
     // S^T = K~ Q~^T  (loops j, i, d)
     s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));

@@ -34,13 +34,12 @@ public:
       : b(b), loc(loc), info(info), task(task), tables(tables),
         ctx(b.getContext()), c(info.c), tq(schedule.queryTile),
         tk(schedule.keyTile), heads(schedule.packedHeads),
-        rowsPerHead(schedule.rowsPerHead),
-        keysOnLanes(schedule.keysOnLanes),
+        rowsPerHead(schedule.rowsPerHead), keysOnLanes(schedule.keysOnLanes),
         scoreDimLanes(schedule.scoreDimLanes),
         narrowRowsOnLanes(schedule.narrowRowsOnLanes),
-        prefetchTiles(schedule.prefetchTiles),
-        widenKeys(schedule.widenKeys),
-        prefetchInterleaved(schedule.prefetchInterleaved) {}
+        prefetchTiles(schedule.prefetchTiles), widenKeys(schedule.widenKeys),
+        prefetchInterleaved(schedule.prefetchInterleaved),
+        rows16PrefetchInterleaved(schedule.rows16PrefetchInterleaved) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -120,6 +119,15 @@ private:
   /// one burst per key step.
   mlir::Value scoresInterleavingPrefetches(mlir::Value kTile,
                                            mlir::Value kStart);
+  /// Whether the full key steps issue their prefetches among the register
+  /// tiles of narrowRowScores (narrowRowScoresInterleavingPrefetches):
+  /// rows16PrefetchInterleaved, narrowRowsOnLanes, f32 K.
+  bool interleavesNarrowRowPrefetches() const;
+  /// narrowRowScores one register tile of 16 keys at a time, each after
+  /// the prefetches (into L2) of the same keys' K and V rows of the next
+  /// key tile.
+  mlir::Value narrowRowScoresInterleavingPrefetches(mlir::Value kTile,
+                                                    mlir::Value kStart);
 
   //===--- ShawTerms.cpp --------------------------------------------------===//
   /// The tile's lowest and highest j - (i + shift), and whether some lies in
@@ -268,6 +276,8 @@ private:
   /// Decode, scoreDimLanes: the prefetches interleaved with the score
   /// contraction's register tiles (scoresInterleavingPrefetches).
   bool prefetchInterleaved;
+  /// Decode, narrowRowsOnLanes: the same for narrowRowScores.
+  bool rows16PrefetchInterleaved;
   /// The dim of the score tile's index that is the query row.
   int64_t rowDim() const { return keysOnLanes ? 0 : 1; }
 

@@ -57,6 +57,14 @@ struct DecomposeAttentionOptions {
   /// lanes: f16/bf16 K converted to f32 once per key tile rather than per
   /// element the score contraction broadcasts.
   bool widenKeys = true;
+  /// Vector layout, decode tiles of 16 rows: key/value rows per tile in
+  /// place of `keyTile` (0: keyTile). Fewer, longer key steps: the
+  /// per-step softmax and rescale of the accumulator run half as often.
+  int64_t rows16KeyTile = 128;
+  /// Vector layout, decode tiles of at most 16 rows with the rows on the
+  /// lanes and f32 K: the prefetches of each key step (into L2) among the
+  /// score contraction's register tiles of 16 keys instead of one burst.
+  bool rows16PrefetchInterleaved = false;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
