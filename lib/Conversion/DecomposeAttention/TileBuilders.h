@@ -97,6 +97,9 @@ struct AttentionSchedule {
   /// interleaved with its score contraction's register tiles (else one
   /// burst first).
   bool prefetchInterleaved = false;
+  /// Decode, vector layout: the full key tiles visited interleaved over
+  /// this many regions of the task's keys (KeyRegions.cpp; 1: in order).
+  int64_t keyRegions = 1;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };
