@@ -43,6 +43,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.prefetchTiles = options.attentionPrefetchTiles;
     decomposeOptions.prefetchInterleaved =
         options.attentionPrefetchInterleaved;
+    decomposeOptions.keyRegions = options.attentionKeyRegions;
     decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
     decomposeOptions.widenKeys = options.attentionWidenKeys;
     decomposeOptions.rows16KeyTile = options.attentionRows16KeyTile;

@@ -128,6 +128,11 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "step's prefetches (into L2) among the contraction's register "
            "tiles, the next tile's rows of each tile's keys, instead of in "
            "one burst (into L1) at its start">,
+    Option<"keyRegions", "key-regions", "int64_t", /*default=*/"1",
+           "Vector layout, decode schedule: visit a task's full key tiles "
+           "interleaved over this many regions of its keys (1: in order), "
+           "so that each thread streams that many distant ranges of K and "
+           "of V at once">,
     Option<"scoreDimsOnLanes", "score-dims-on-lanes", "bool",
            /*default=*/"true",
            "Vector layout, decode tiles of at most 4 rows (keys on the "

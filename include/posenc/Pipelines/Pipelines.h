@@ -59,6 +59,12 @@ struct PosencCPUPipelineOptions
                      "contraction's register tiles instead of in one burst "
                      "per key step"),
       llvm::cl::init(true)};
+  Option<int64_t> attentionKeyRegions{
+      *this, "attention-key-regions",
+      llvm::cl::desc("Fused path, decode schedule: visit a task's full key "
+                     "tiles interleaved over this many regions of its keys "
+                     "(1: in order)"),
+      llvm::cl::init(1)};
   Option<bool> attentionScoreDimsOnLanes{
       *this, "attention-score-dims-on-lanes",
       llvm::cl::desc("Fused path, decode tiles of at most 4 rows: the "

@@ -133,8 +133,11 @@ static constexpr int64_t kCacheLineBits = 512;
 std::pair<Value, Value> VectorTileBuilder::nextKeyTileRows(Value kStart) {
   // The next tile's rows [next, next + rows), rows = clamp(kEnd - next, 0,
   // tk): never past the task's keys, so every index is in bounds.
-  Value next = arith::AddIOp::create(b, loc, kStart,
-                                     indexConst(b, loc, prefetchTiles * tk));
+  Value next = prefetchNext
+                   ? prefetchNext
+                   : arith::AddIOp::create(
+                         b, loc, kStart, indexConst(b, loc, prefetchTiles * tk))
+                         .getResult();
   Value rows = arith::MinSIOp::create(
       b, loc, tkV,
       arith::MaxSIOp::create(b, loc, zeroIdx,

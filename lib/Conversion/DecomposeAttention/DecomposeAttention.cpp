@@ -358,6 +358,7 @@ chooseDecodeSchedule(const AttentionInfo &info,
         !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
     schedule.prefetchInterleaved = o.prefetchInterleaved;
     schedule.rows16PrefetchInterleaved = o.rows16PrefetchInterleaved;
+    schedule.keyRegions = o.keyRegions;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
@@ -519,6 +520,11 @@ struct PosencDecomposeAttentionPass
           << int64_t(prefetchTiles) << ") must be >= 0";
       return signalPassFailure();
     }
+    if (keyRegions < 1) {
+      getOperation()->emitError("posenc-decompose-attention: key-regions (")
+          << int64_t(keyRegions) << ") must be >= 1";
+      return signalPassFailure();
+    }
     if (splitKTasks < 0 || splitKCount < 0) {
       getOperation()->emitError("posenc-decompose-attention: split-k-tasks (")
           << splitKTasks << ") and split-k-count (" << splitKCount
@@ -536,6 +542,7 @@ struct PosencDecomposeAttentionPass
     options.vectorBits = vectorBits;
     options.prefetchTiles = prefetchTiles;
     options.prefetchInterleaved = prefetchInterleaved;
+    options.keyRegions = keyRegions;
     options.scoreDimsOnLanes = scoreDimsOnLanes;
     options.widenKeys = widenKeys;
     options.rows16KeyTile = rows16KeyTile;

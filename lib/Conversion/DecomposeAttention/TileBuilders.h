@@ -100,6 +100,9 @@ struct AttentionSchedule {
   /// Decode, narrowRowsOnLanes, f32 K: the same for the rows-on-lanes score
   /// contraction, one register tile of 16 keys at a time.
   bool rows16PrefetchInterleaved = false;
+  /// Decode, vector layout: the full key tiles visited interleaved over
+  /// this many regions of the task's keys (KeyRegions.cpp; 1: in order).
+  int64_t keyRegions = 1;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

@@ -178,11 +178,15 @@ ValueRange VectorTileBuilder::buildKeyLoops() {
         kBegin, 0,
         tensor::EmptyOp::create(
             b, loc, ArrayRef<int64_t>{debertaBandRows, tq}, c)));
-  auto mainLoop = scf::ForOp::create(
-      b, loc, kBegin, fullEnd, tkV, init,
-      [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
-        keyStep(kStart, iter, /*tail=*/false);
-      });
+  scf::ForOp mainLoop;
+  if (visitsKeyRegions(init.size()))
+    mainLoop = buildKeyRegionLoop(init);
+  else
+    mainLoop = scf::ForOp::create(
+        b, loc, kBegin, fullEnd, tkV, init,
+        [&](OpBuilder &, Location, Value kStart, ValueRange iter) {
+          keyStep(kStart, iter, /*tail=*/false);
+        });
   auto tailLoop = scf::ForOp::create(
       b, loc, fullEnd, kEnd, tkV, mainLoop.getResults(),
       [&](OpBuilder &, Location, Value kStart, ValueRange iter) {

@@ -39,7 +39,8 @@ public:
         narrowRowsOnLanes(schedule.narrowRowsOnLanes),
         prefetchTiles(schedule.prefetchTiles), widenKeys(schedule.widenKeys),
         prefetchInterleaved(schedule.prefetchInterleaved),
-        rows16PrefetchInterleaved(schedule.rows16PrefetchInterleaved) {}
+        rows16PrefetchInterleaved(schedule.rows16PrefetchInterleaved),
+        keyRegions(schedule.keyRegions) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -106,6 +107,19 @@ private:
   /// range when end <= first) with `locality` (3: into L1, 2: into L2).
   void prefetchKeyRows(mlir::Value next, mlir::Value first, mlir::Value end,
                        uint32_t locality);
+
+  //===--- KeyRegions.cpp -------------------------------------------------===//
+  /// Whether the full key tiles are visited over keyRegions regions: the
+  /// decode schedule, with no state but (m, l, acc) carried across tiles.
+  bool visitsKeyRegions(size_t carried) const;
+  /// The loop over the full key tiles [kBegin, fullEnd) in the interleaved
+  /// order of keyRegionTile, from the state `init`.
+  mlir::scf::ForOp buildKeyRegionLoop(mlir::ValueRange init);
+  /// The index of the full key tile visited at step `j` (< n): step j of
+  /// the first R q steps (n = R q + r) visits tile j / R of region j % R,
+  /// the last r steps the last tile of regions 0..r-1 (those have q + 1
+  /// tiles, region i starts at tile i q + min(i, r)).
+  mlir::Value keyRegionTile(mlir::Value j, mlir::Value q, mlir::Value r);
 
   //===--- InterleavedPrefetch.cpp ----------------------------------------===//
   /// Whether the full key steps issue their prefetches among the score
@@ -278,6 +292,12 @@ private:
   bool prefetchInterleaved;
   /// Decode, narrowRowsOnLanes: the same for narrowRowScores.
   bool rows16PrefetchInterleaved;
+  /// Decode: regions the full key tiles are visited over (1: in order).
+  int64_t keyRegions;
+  /// The first row of the tile the current full key step prefetches (the
+  /// tile prefetchTiles ahead in the visiting order), or null: the tile
+  /// prefetchTiles ahead in key order.
+  mlir::Value prefetchNext;
   /// The dim of the score tile's index that is the query row.
   int64_t rowDim() const { return keysOnLanes ? 0 : 1; }
 

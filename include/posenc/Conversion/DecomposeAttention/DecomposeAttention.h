@@ -49,6 +49,9 @@ struct DecomposeAttentionOptions {
   /// interleaved with the score contraction's register tiles instead of
   /// one burst (into L1) at its start.
   bool prefetchInterleaved = true;
+  /// Vector layout, decode: the full key tiles of a task visited
+  /// interleaved over this many regions of its keys (1: in order).
+  int64_t keyRegions = 1;
   /// Vector layout, decode, keys on the lanes: the score contraction keeps
   /// the head dim on the vector lanes (partial products reduced once per
   /// score) instead of transposing K in registers.
