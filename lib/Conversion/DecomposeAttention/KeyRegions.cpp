@@ -35,18 +35,21 @@ bool VectorTileBuilder::visitsKeyRegions(size_t carried) const {
 }
 
 Value VectorTileBuilder::keyRegionTile(Value j, Value q, Value r) {
+  // Every operand is named before the op that uses it: the IR's order must
+  // not depend on the host compiler's argument evaluation order (gcc and
+  // clang differ; the FileCheck test pins the order).
   Value regions = indexConst(b, loc, keyRegions);
   Value roundRobin = arith::MulIOp::create(b, loc, q, regions);
   Value inRounds =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, j, roundRobin);
-  Value region = arith::SelectOp::create(
-      b, loc, inRounds, arith::RemUIOp::create(b, loc, j, regions),
-      arith::SubIOp::create(b, loc, j, roundRobin));
-  Value offset = arith::SelectOp::create(
-      b, loc, inRounds, arith::DivUIOp::create(b, loc, j, regions), q);
-  Value first =
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, region, q),
-                            arith::MinUIOp::create(b, loc, region, r));
+  Value last = arith::SubIOp::create(b, loc, j, roundRobin);
+  Value mod = arith::RemUIOp::create(b, loc, j, regions);
+  Value region = arith::SelectOp::create(b, loc, inRounds, mod, last);
+  Value div = arith::DivUIOp::create(b, loc, j, regions);
+  Value offset = arith::SelectOp::create(b, loc, inRounds, div, q);
+  Value shorter = arith::MinUIOp::create(b, loc, region, r);
+  Value base = arith::MulIOp::create(b, loc, region, q);
+  Value first = arith::AddIOp::create(b, loc, base, shorter);
   return arith::AddIOp::create(b, loc, first, offset);
 }
 
@@ -73,8 +76,9 @@ scf::ForOp VectorTileBuilder::buildKeyRegionLoop(ValueRange init) {
               b, loc, j, indexConst(b, loc, prefetchTiles));
           Value inFull = arith::CmpIOp::create(
               b, loc, arith::CmpIPredicate::ult, ahead, n);
-          prefetchNext = tileStart(arith::SelectOp::create(
-              b, loc, inFull, keyRegionTile(ahead, q, r), ahead));
+          Value aheadTile = keyRegionTile(ahead, q, r);
+          prefetchNext = tileStart(
+              arith::SelectOp::create(b, loc, inFull, aheadTile, ahead));
         }
         keyStep(kStart, iter, /*tail=*/false);
         prefetchNext = Value();
