@@ -32,6 +32,42 @@ using namespace mlir;
 using namespace posenc;
 using namespace posenc::decompose;
 
+/// The rows [from, to) of the next key tile that the register tile of keys
+/// [j0, j0 + keys) prefetches: clamped to `rows`, the next tile's rows
+/// before the task's key end. Named one after the other: the order of a
+/// call's arguments is unspecified, and the IR must not depend on the host
+/// compiler.
+static std::pair<Value, Value> clampedNextRows(OpBuilder &b, Location loc,
+                                               Value rows, int64_t j0,
+                                               int64_t keys) {
+  Value from = arith::MinSIOp::create(b, loc, indexConst(b, loc, j0), rows);
+  Value to =
+      arith::MinSIOp::create(b, loc, indexConst(b, loc, j0 + keys), rows);
+  return {from, to};
+}
+
+/// K~'s rows [j0, j0 + keys), all D columns: one register tile's keys.
+static Value keyRowsOf(OpBuilder &b, Location loc, Value kTile, int64_t j0,
+                       int64_t keys, OpFoldResult dq) {
+  OpFoldResult one = b.getIndexAttr(1);
+  return tensor::ExtractSliceOp::create(
+             b, loc, kTile,
+             ArrayRef<OpFoldResult>{b.getIndexAttr(j0), b.getIndexAttr(0)},
+             ArrayRef<OpFoldResult>{b.getIndexAttr(keys), dq},
+             ArrayRef<OpFoldResult>{one, one})
+      .getResult();
+}
+
+/// An allocated f32 tile (not tensor.empty, whose slices fold into tensors
+/// of their own, each a buffer and a copy after bufferization); moved out
+/// of the key loop by buffer-loop-hoisting like every tile of the step.
+static Value allocatedTile(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                           Type c) {
+  return bufferization::AllocTensorOp::create(
+             b, loc, RankedTensorType::get(shape, c), ValueRange{})
+      .getResult();
+}
+
 bool VectorTileBuilder::interleavesPrefetches() const {
   // Tiles of 4 rows: a register tile of 1 row (MHA, Sq = 1) covers 16
   // keys, 8 FMAs per K row against 16-32 prefetches, and measured slower.
@@ -73,31 +109,17 @@ Value VectorTileBuilder::scoresInterleavingPrefetches(Value kTile,
                SmallVector<OpFoldResult>(type.getRank(), one))
         .getResult();
   };
-  // Allocated tiles (not tensor.empty, whose slices fold into tensors of
-  // their own, each a buffer and a copy after bufferization); moved out of
-  // the key loop by buffer-loop-hoisting like every tile of the step.
   auto tile = [&](ArrayRef<int64_t> shape) {
-    return bufferization::AllocTensorOp::create(
-               b, loc, RankedTensorType::get(shape, c), ValueRange{})
-        .getResult();
+    return allocatedTile(b, loc, shape, c);
   };
   Value s = tile({tq, tk});
   for (int64_t k0 = 0; k0 < tk; k0 += block) {
     Value partial = tile({tq, block, scoreDimLanes});
     for (int64_t j0 = k0; j0 < k0 + block; j0 += keys) {
       // The next tile's rows of these keys, those before the key end.
-      auto clamped = [&](int64_t row) -> Value {
-        return arith::MinSIOp::create(b, loc, indexConst(b, loc, row), rows);
-      };
-      // Named first: the order of a call's arguments is unspecified, and
-      // the IR must not depend on the host compiler.
-      Value from = clamped(j0);
-      Value to = clamped(j0 + keys);
+      auto [from, to] = clampedNextRows(b, loc, rows, j0, keys);
       prefetchKeyRows(next, from, to, /*locality=*/2);
-      Value kRows = tensor::ExtractSliceOp::create(
-          b, loc, kTile, ArrayRef<OpFoldResult>{b.getIndexAttr(j0), zero},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(keys), dq},
-          ArrayRef<OpFoldResult>{one, one});
+      Value kRows = keyRowsOf(b, loc, kTile, j0, keys, dq);
       Value into =
           sliceOf(partial, j0 - k0, {tq, keys, scoreDimLanes});
       partial = insertAt(lanePartials(kRows, keys, into), partial, j0 - k0);
@@ -124,19 +146,12 @@ Value VectorTileBuilder::narrowRowScoresInterleavingPrefetches(Value kTile,
   OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
   SmallVector<OpFoldResult> ones(2, one);
   // S^T [tk x tq] allocated (its slices are computed in place, as above).
-  Value s = bufferization::AllocTensorOp::create(
-                b, loc, RankedTensorType::get({tk, tq}, c), ValueRange{})
-                .getResult();
+  Value s = allocatedTile(b, loc, {tk, tq}, c);
   for (int64_t j0 = 0; j0 < tk; j0 += keys) {
-    // Named first: the IR must not depend on the argument order.
-    Value from = arith::MinSIOp::create(b, loc, indexConst(b, loc, j0), rows);
-    Value to =
-        arith::MinSIOp::create(b, loc, indexConst(b, loc, j0 + keys), rows);
+    auto [from, to] = clampedNextRows(b, loc, rows, j0, keys);
     prefetchKeyRows(next, from, to, /*locality=*/2);
     SmallVector<OpFoldResult> at = {b.getIndexAttr(j0), zero};
-    Value kRows = tensor::ExtractSliceOp::create(
-        b, loc, kTile, at, ArrayRef<OpFoldResult>{b.getIndexAttr(keys), dq},
-        ones);
+    Value kRows = keyRowsOf(b, loc, kTile, j0, keys, dq);
     SmallVector<OpFoldResult> sizes = {b.getIndexAttr(keys), tqI};
     Value into = tensor::ExtractSliceOp::create(b, loc, s, at, sizes, ones);
     Value zeroed =
