@@ -49,6 +49,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.rows16KeyTile = options.attentionRows16KeyTile;
     decomposeOptions.rows16PrefetchInterleaved =
         options.attentionRows16PrefetchInterleaved;
+    decomposeOptions.spreadPrefetches = options.attentionSpreadPrefetches;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =
@@ -91,6 +92,9 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
       });
   // Tile copies as vector loops, not the runtime's per-element memrefCopy.
   pm.addNestedPass<func::FuncOp>(createPosencVectorizeCopiesPass());
+  // Decode key steps' prefetch bursts marked by attention-spread-prefetches
+  // go among their contraction loops (nothing marked: nothing changes).
+  pm.addNestedPass<func::FuncOp>(createPosencSpreadDecodePrefetchesPass());
 
   // scf.forall (the fused path's (lead dims, query tile) loops) ->
   // scf.parallel -> omp.parallel + omp.wsloop: the OpenMP runtime (libomp,

@@ -57,6 +57,10 @@
 // Strided tile copies as vector row loops (test/Pipelines' own input).
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/vectorize-copies.mlir \
 // RUN:   --split-input-file --pass-pipeline="builtin.module(func.func(posenc-vectorize-copies))" | FileCheck %S/../Pipelines/vectorize-copies.mlir
+// Decode prefetches spread over a key step's loops (its own test input).
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Conversion/DecomposeAttention/spread-decode-prefetches.mlir \
+// RUN:   --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(posenc-spread-decode-prefetches,canonicalize))" \
+// RUN:   | FileCheck %S/../Conversion/DecomposeAttention/spread-decode-prefetches.mlir
 // Results as destination arguments (test/Pipelines' own input).
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/results-to-destinations.mlir \
 // RUN:   --split-input-file --pass-pipeline="builtin.module(posenc-results-to-destinations{function=f})" \

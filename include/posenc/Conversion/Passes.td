@@ -153,6 +153,14 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "the lanes (S^T = K~ Q~^T) and f32 K: issue each key step's "
            "prefetches (into L2) among the score contraction's register "
            "tiles of 16 keys instead of in one burst (into L1)">,
+    Option<"spreadPrefetches", "spread-prefetches", "bool",
+           /*default=*/"true",
+           "Vector layout, decode schedule: mark each full key step's "
+           "prefetch burst for --posenc-spread-decode-prefetches, which "
+           "spreads it over the step's contraction loops (the interleaved "
+           "prefetch forms then stay off), for tiles whose prefetched K/V "
+           "lines each feed at least two 512-bit FMAs (not a 1-row tile "
+           "with f32 K/V)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "
@@ -263,6 +271,36 @@ def PosencLowerAttentionVectorsPass
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect"
+  ];
+}
+
+def PosencSpreadDecodePrefetchesPass
+    : Pass<"posenc-spread-decode-prefetches", "::mlir::func::FuncOp"> {
+  let summary = "Spread each decode key step's prefetch burst over its "
+                "contraction loops";
+  let description = [{
+    Runs after bufferization, on the loops of
+    `--posenc-decompose-attention="vector-layout=1 spread-prefetches=1"`
+    after `--posenc-vectorize-attention-tiles`. A decode key step prefetches
+    the K/V rows of the next key tile in loops over those rows marked
+    `posenc.spread_prefetch_rows = N` (N: a static bound on their trip
+    count). Issued as one burst, a few hundred to a couple of thousand
+    prefetches wait for the core's few cache-miss buffers and stall the
+    step's compute behind them, so the step takes about its compute plus
+    its memory time. This pass deletes each marked loop and issues its
+    iterations (each the prefetches of one row) evenly among the iterations
+    of the innermost loops that hold a `vector.contract` in the same key
+    step (the score and `P V` register-tile loops): iteration g of I
+    issues the rows [ceil(g N / I), ceil((g + 1) N / I)) of the marked
+    loops taken one after the other, each only below its loop's own
+    (dynamic) upper bound, so no row is prefetched that the burst did not.
+    A step whose contraction loops or the loops around them have no static
+    trip count keeps its burst. Prefetches are hints: the step's results
+    do not change.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -91,6 +91,13 @@ struct PosencCPUPipelineOptions
                      "the score contraction's register tiles of 16 keys "
                      "instead of in one burst per key step"),
       llvm::cl::init(false)};
+  Option<bool> attentionSpreadPrefetches{
+      *this, "attention-spread-prefetches",
+      llvm::cl::desc("Fused path, decode schedule: spread each key step's "
+                     "prefetches of the next key tile over the step's "
+                     "contraction loops (--posenc-spread-decode-prefetches) "
+                     "instead of one burst at its start"),
+      llvm::cl::init(true)};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "

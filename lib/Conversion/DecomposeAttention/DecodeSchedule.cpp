@@ -147,11 +147,13 @@ std::pair<Value, Value> VectorTileBuilder::nextKeyTileRows(Value kStart) {
 
 void VectorTileBuilder::prefetchKeyTile(Value kStart) {
   auto [next, rows] = nextKeyTileRows(kStart);
-  prefetchKeyRows(next, zeroIdx, rows, /*locality=*/3);
+  // Spread: the burst's loops are marked with their bound (tk rows each).
+  prefetchKeyRows(next, zeroIdx, rows, /*locality=*/3,
+                  spreadPrefetches ? tk : 0);
 }
 
 void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
-                                        uint32_t locality) {
+                                        uint32_t locality, int64_t spreadRows) {
   Value one = indexConst(b, loc, 1);
   for (Value source : {info.k, info.v}) {
     auto type = cast<RankedTensorType>(source.getType());
@@ -169,7 +171,7 @@ void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
         source, /*read_only=*/true);
     int64_t perLine = kCacheLineBits / bits;
     int64_t lines = llvm::divideCeil(cols * bits, kCacheLineBits);
-    scf::ForOp::create(
+    auto rows = scf::ForOp::create(
         b, loc, first, end, one, ValueRange{},
         [&](OpBuilder &b, Location loc, Value row, ValueRange) {
           SmallVector<Value> at(task.kvLead);
@@ -183,6 +185,8 @@ void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
           }
           scf::YieldOp::create(b, loc);
         });
+    if (spreadRows > 0)
+      rows->setAttr(kSpreadPrefetchRowsAttr, b.getI64IntegerAttr(spreadRows));
   }
 }
 

@@ -246,6 +246,18 @@ static int64_t decodeScoreDimLanes(const AttentionInfo &info,
   return lanes;
 }
 
+/// Whether a decode tile of `rows` rows spreads its key steps' prefetches
+/// over their contraction loops (--posenc-spread-decode-prefetches): when
+/// each prefetched line of K/V feeds at least two 512-bit FMAs (rows x 32 /
+/// K's element bits). A 1-row tile with f32 K/V (MHA, Sq = 1) is a load
+/// per FMA; spread, its prefetches measured 1.2-1.45x slower than the burst
+/// (the others 0.67-0.97; docs/pipelines.md, "Prefetches spread over the
+/// key step").
+static bool spreadsPrefetches(const AttentionInfo &info, int64_t rows) {
+  auto kType = cast<RankedTensorType>(info.k.getType());
+  return rows * 32 >= 2 * int64_t(kType.getElementTypeBitWidth());
+}
+
 /// Decode tiles of more than this many rows with the rows on the lanes
 /// (64 rows: Sq = 16, GQA 4) convert f16/bf16 K once per key tile
 /// (AttentionSchedule::widenKeys): their score contraction broadcasts each
@@ -359,6 +371,8 @@ chooseDecodeSchedule(const AttentionInfo &info,
     schedule.prefetchInterleaved = o.prefetchInterleaved;
     schedule.rows16PrefetchInterleaved = o.rows16PrefetchInterleaved;
     schedule.keyRegions = o.keyRegions;
+    schedule.spreadPrefetches =
+        o.spreadPrefetches && spreadsPrefetches(info, schedule.queryTile);
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
@@ -547,6 +561,7 @@ struct PosencDecomposeAttentionPass
     options.widenKeys = widenKeys;
     options.rows16KeyTile = rows16KeyTile;
     options.rows16PrefetchInterleaved = rows16PrefetchInterleaved;
+    options.spreadPrefetches = spreadPrefetches;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

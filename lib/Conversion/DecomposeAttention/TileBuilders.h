@@ -103,6 +103,9 @@ struct AttentionSchedule {
   /// Decode, vector layout: the full key tiles visited interleaved over
   /// this many regions of the task's keys (KeyRegions.cpp; 1: in order).
   int64_t keyRegions = 1;
+  /// Decode, vector layout: the full key steps' prefetch bursts marked for
+  /// --posenc-spread-decode-prefetches (the interleaved forms stay off).
+  bool spreadPrefetches = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };
@@ -197,6 +200,11 @@ inline constexpr llvm::StringLiteral kFuseInitAttr =
 /// reads), instead of computed whole first.
 inline constexpr llvm::StringLiteral kFuseIntoTilesAttr =
     "posenc.vector_tile_fuse_into_tiles";
+/// On a decode key step's loop of prefetches over the next tile's rows: a
+/// static bound on its trip count, for --posenc-spread-decode-prefetches
+/// (SpreadPrefetches.cpp).
+inline constexpr llvm::StringLiteral kSpreadPrefetchRowsAttr =
+    "posenc.spread_prefetch_rows";
 
 /// markVectorTile with sizes already chosen for the target's vector width
 /// (the pass does not scale them for narrower vectors); with `fuseInit`, as

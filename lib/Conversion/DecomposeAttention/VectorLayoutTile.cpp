@@ -227,8 +227,10 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
                                 kStart, c);
   // Half-precision K/V with the head dim on the lanes: the prefetches go
   // among the score contraction's register tiles instead.
-  bool interleave = !tail && interleavesPrefetches();
-  bool interleaveNarrow = !tail && interleavesNarrowRowPrefetches();
+  // (Spread bursts, --posenc-spread-decode-prefetches, replace both.)
+  bool interleave = !tail && !spreadPrefetches && interleavesPrefetches();
+  bool interleaveNarrow =
+      !tail && !spreadPrefetches && interleavesNarrowRowPrefetches();
   if (prefetchTiles > 0 && !tail && !interleave && !interleaveNarrow)
     prefetchKeyTile(kStart);
   Value kTile = widenedKeyTile(

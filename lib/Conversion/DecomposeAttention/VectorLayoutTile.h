@@ -40,7 +40,8 @@ public:
         prefetchTiles(schedule.prefetchTiles), widenKeys(schedule.widenKeys),
         prefetchInterleaved(schedule.prefetchInterleaved),
         rows16PrefetchInterleaved(schedule.rows16PrefetchInterleaved),
-        keyRegions(schedule.keyRegions) {}
+        keyRegions(schedule.keyRegions),
+        spreadPrefetches(schedule.spreadPrefetches) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -105,8 +106,10 @@ private:
   std::pair<mlir::Value, mlir::Value> nextKeyTileRows(mlir::Value kStart);
   /// Prefetches rows [first, end) of K and V after row `next` (an empty
   /// range when end <= first) with `locality` (3: into L1, 2: into L2).
+  /// With `spreadRows` > 0 each loop over the rows is marked with it (a
+  /// static bound on its trip count) for --posenc-spread-decode-prefetches.
   void prefetchKeyRows(mlir::Value next, mlir::Value first, mlir::Value end,
-                       uint32_t locality);
+                       uint32_t locality, int64_t spreadRows = 0);
 
   //===--- KeyRegions.cpp -------------------------------------------------===//
   /// Whether the full key tiles are visited over keyRegions regions: the
@@ -294,6 +297,9 @@ private:
   bool rows16PrefetchInterleaved;
   /// Decode: regions the full key tiles are visited over (1: in order).
   int64_t keyRegions;
+  /// Decode: the bursts of prefetchKeyTile marked to be spread over the
+  /// step's contraction loops (--posenc-spread-decode-prefetches).
+  bool spreadPrefetches;
   /// The first row of the tile the current full key step prefetches (the
   /// tile prefetchTiles ahead in the visiting order), or null: the tile
   /// prefetchTiles ahead in key order.

@@ -68,6 +68,9 @@ struct DecomposeAttentionOptions {
   /// lanes and f32 K: the prefetches of each key step (into L2) among the
   /// score contraction's register tiles of 16 keys instead of one burst.
   bool rows16PrefetchInterleaved = false;
+  /// Mark the decode key steps' prefetch bursts for
+  /// --posenc-spread-decode-prefetches.
+  bool spreadPrefetches = true;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on

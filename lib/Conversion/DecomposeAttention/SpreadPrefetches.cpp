@@ -1,0 +1,238 @@
+//===- SpreadPrefetches.cpp - decode prefetches spread over a key step ----===//
+//
+// --posenc-spread-decode-prefetches: a decode key step's prefetches of the
+// next key tile (DecodeSchedule.cpp, prefetchKeyTile) moved from one burst
+// at the step's start into the iterations of its contraction loops.
+//
+// Why: a burst of a few hundred to a couple of thousand prefetches waits for
+// the core's few cache-miss buffers in the load queue, and the step's own
+// loads (its compute) wait behind it, so a step takes about its compute plus
+// its memory time. Spread evenly over the step's register-tile loops, the
+// same prefetches overlap the compute. The interleaved forms
+// (InterleavedPrefetch.cpp) spread them per register tile, clumps of 64-256
+// lines between 128-2048 FMAs, which a C model of the 16-row step measured
+// no faster than the burst; one or two lines per iteration of the innermost
+// loop (16 FMAs) measured twice as fast from memory (docs/pipelines.md,
+// "Prefetches spread over the key step"). Those innermost loops exist only
+// after --posenc-vectorize-attention-tiles, so this runs as a pass of its
+// own, after bufferization, on the loops the decomposition marked.
+//
+// Upstream has no pass that distributes side-effecting ops over the
+// iterations of other loops; software pipelining (scf::pipelineForLoop)
+// overlaps the stages of one loop, not a loop with its siblings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileBuilders.h"
+
+#include "posenc/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace posenc {
+#define GEN_PASS_DEF_POSENCSPREADDECODEPREFETCHESPASS
+#include "posenc/Conversion/Passes.h.inc"
+} // namespace posenc
+
+using namespace mlir;
+using posenc::decompose::kSpreadPrefetchRowsAttr;
+
+namespace {
+
+/// The trip count of `loop` when its bounds and step are constants.
+std::optional<int64_t> staticTrips(scf::ForOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : llvm::divideCeil(*ub - *lb, *step);
+}
+
+/// An innermost loop holding a vector.contract, with the loops from the
+/// key step's body down to it (outermost first), all of static trip count.
+struct ContractionNest {
+  SmallVector<scf::ForOp> loops;
+  int64_t iterations = 1;
+};
+
+/// The nest of `inner` up to the op of `body` that holds it, if every op
+/// on the way is an scf.for of static trip count.
+std::optional<ContractionNest> nestOf(scf::ForOp inner, Block &body) {
+  ContractionNest nest;
+  for (Operation *op = inner;; op = op->getParentOp()) {
+    auto loop = dyn_cast<scf::ForOp>(op);
+    std::optional<int64_t> trips = loop ? staticTrips(loop) : std::nullopt;
+    if (!trips)
+      return std::nullopt;
+    nest.loops.insert(nest.loops.begin(), loop);
+    nest.iterations *= *trips;
+    if (op->getBlock() == &body)
+      return nest;
+  }
+}
+
+/// The contraction nests among the ops of `body` after `last`, in order.
+/// Nests without static trip counts are left out: the prefetches go to
+/// the others.
+SmallVector<ContractionNest> contractionNests(Block &body, Operation *last) {
+  SmallVector<ContractionNest> nests;
+  for (Operation &op :
+       llvm::make_range(std::next(last->getIterator()), body.end())) {
+    op.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      Block *inner = loop.getBody();
+      bool innermost = llvm::none_of(
+          *inner, [](Operation &o) { return o.getNumRegions() > 0; });
+      if (!innermost || llvm::none_of(*inner, [](Operation &o) {
+            return isa<vector::ContractionOp>(o);
+          }))
+        return;
+      if (std::optional<ContractionNest> nest = nestOf(loop, body))
+        nests.push_back(*nest);
+    });
+  }
+  return nests;
+}
+
+/// A marked loop of prefetches over rows, and its rows' place among all the
+/// marked loops of the step: rows [first, first + bound).
+struct Burst {
+  scf::ForOp loop;
+  int64_t first, bound;
+};
+
+/// At the start of the nest's innermost body: the iteration's index g in
+/// the step's contraction iterations (`base` + its index in the nest), and
+/// the burst rows [ceil(g N / I), ceil((g + 1) N / I)) of that iteration,
+/// each cloned from its burst's body under its burst's own bound.
+void issueSpreadRows(const ContractionNest &nest, int64_t base,
+                     int64_t iterations, ArrayRef<Burst> bursts, int64_t rows) {
+  scf::ForOp inner = nest.loops.back();
+  Location loc = inner.getLoc();
+  OpBuilder b = OpBuilder::atBlockBegin(inner.getBody());
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value g = constant(0);
+  for (scf::ForOp loop : nest.loops) {
+    Value offset = b.createOrFold<arith::SubIOp>(loc, loop.getInductionVar(),
+                                                 loop.getLowerBound());
+    Value index = b.createOrFold<arith::DivUIOp>(loc, offset, loop.getStep());
+    Value scaled =
+        b.createOrFold<arith::MulIOp>(loc, g, constant(*staticTrips(loop)));
+    g = b.createOrFold<arith::AddIOp>(loc, scaled, index);
+  }
+  g = b.createOrFold<arith::AddIOp>(loc, g, constant(base));
+  // ceil(x N / I) for x = g and g + 1.
+  auto rowAt = [&](Value x) {
+    Value scaled = b.createOrFold<arith::MulIOp>(loc, x, constant(rows));
+    Value rounded =
+        b.createOrFold<arith::AddIOp>(loc, scaled, constant(iterations - 1));
+    return b.createOrFold<arith::DivUIOp>(loc, rounded, constant(iterations));
+  };
+  Value from = rowAt(g);
+  Value gNext = b.createOrFold<arith::AddIOp>(loc, g, constant(1));
+  Value to = rowAt(gNext);
+  scf::ForOp::create(
+      b, loc, from, to, constant(1), ValueRange{},
+      [&](OpBuilder &b, Location loc, Value u, ValueRange) {
+        for (Burst burst : bursts) {
+          // Row u - first of this burst, when it is one of the burst's
+          // rows and below the burst loop's own upper bound.
+          Value firstV = arith::ConstantIndexOp::create(b, loc, burst.first);
+          Value endV =
+              arith::ConstantIndexOp::create(b, loc, burst.first + burst.bound);
+          Value local = b.createOrFold<arith::SubIOp>(loc, u, firstV);
+          Value row = b.createOrFold<arith::AddIOp>(
+              loc, burst.loop.getLowerBound(), local);
+          Value cond = b.createOrFold<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::ult, u, endV);
+          if (burst.first > 0) {
+            Value atOrAfter = b.createOrFold<arith::CmpIOp>(
+                loc, arith::CmpIPredicate::uge, u, firstV);
+            cond = b.createOrFold<arith::AndIOp>(loc, atOrAfter, cond);
+          }
+          Value inBounds = b.createOrFold<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::slt, row, burst.loop.getUpperBound());
+          cond = b.createOrFold<arith::AndIOp>(loc, cond, inBounds);
+          scf::IfOp::create(b, loc, cond, [&](OpBuilder &b, Location loc) {
+            IRMapping map;
+            map.map(burst.loop.getInductionVar(), row);
+            for (Operation &op : burst.loop.getBody()->without_terminator())
+              b.clone(op, map);
+            scf::YieldOp::create(b, loc);
+          });
+        }
+        scf::YieldOp::create(b, loc);
+      });
+}
+
+/// Spreads the marked loops of one key step (`bursts`, ops of one block, in
+/// order) over the step's contraction nests; keeps them as a burst when the
+/// step has none.
+void spreadStep(ArrayRef<scf::ForOp> marked) {
+  SmallVector<Burst> bursts;
+  int64_t rows = 0;
+  bool unitSteps = true;
+  for (scf::ForOp loop : marked) {
+    int64_t bound =
+        cast<IntegerAttr>(loop->getAttr(kSpreadPrefetchRowsAttr)).getInt();
+    loop->removeAttr(kSpreadPrefetchRowsAttr);
+    bursts.push_back({loop, rows, bound});
+    rows += bound;
+    unitSteps &= getConstantIntValue(loop.getStep()) == int64_t(1);
+  }
+  // Rows are counted one per iteration: other steps stay a burst.
+  if (!unitSteps)
+    return;
+  Operation *last = marked.back();
+  for (scf::ForOp loop : marked)
+    if (last->isBeforeInBlock(loop))
+      last = loop;
+  SmallVector<ContractionNest> nests =
+      contractionNests(*last->getBlock(), last);
+  int64_t iterations = 0;
+  for (const ContractionNest &nest : nests)
+    iterations += nest.iterations;
+  if (iterations == 0 || rows == 0)
+    return;
+  int64_t base = 0;
+  for (const ContractionNest &nest : nests) {
+    issueSpreadRows(nest, base, iterations, bursts, rows);
+    base += nest.iterations;
+  }
+  for (scf::ForOp loop : marked)
+    loop.erase();
+}
+
+struct PosencSpreadDecodePrefetchesPass
+    : posenc::impl::PosencSpreadDecodePrefetchesPassBase<
+          PosencSpreadDecodePrefetchesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    // The marked loops of each key step, grouped by the block they are in.
+    llvm::MapVector<Block *, SmallVector<scf::ForOp>> steps;
+    getOperation().walk([&](scf::ForOp loop) {
+      Attribute mark = loop->getAttr(kSpreadPrefetchRowsAttr);
+      if (!mark)
+        return;
+      auto bound = dyn_cast<IntegerAttr>(mark);
+      if (!bound || bound.getInt() <= 0) {
+        loop->emitOpError() << "expects '" << kSpreadPrefetchRowsAttr
+                            << "' to be a positive integer, got " << mark;
+        return signalPassFailure();
+      }
+      steps[loop->getBlock()].push_back(loop);
+    });
+    for (auto &[block, marked] : steps)
+      spreadStep(marked);
+  }
+};
+
+} // namespace

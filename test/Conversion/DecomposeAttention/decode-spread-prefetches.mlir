@@ -1,0 +1,84 @@
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=MARKS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefix=NOMARKS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
+
+// The decode schedule marks each full key step's prefetch loops (K, then
+// V; the next tile's rows) with their bound, the key tile, for
+// --posenc-spread-decode-prefetches; not for a 1-row tile with f32 K/V
+// (one load per FMA: the burst measured faster there), nor with the
+// option off.
+// MARKS-LABEL: func.func @gqa_q4_f32
+// MARKS: memref.prefetch
+// MARKS: } {posenc.spread_prefetch_rows = 128 : i64}
+// MARKS: memref.prefetch
+// MARKS: } {posenc.spread_prefetch_rows = 128 : i64}
+// MARKS-LABEL: func.func @mha_q1_f32
+// MARKS-NOT: posenc.spread_prefetch_rows
+// MARKS-LABEL: func.func @mha_q1_f16
+// MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
+// MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
+// NOMARKS-NOT: posenc.spread_prefetch_rows
+
+// In the pipeline: a 16-row tile's full key step has no burst; its score
+// loop (16 keys x 16 rows, one head dim per iteration: 8 x 64 iterations)
+// and its P V loop (2 x 2 x 128 iterations) issue the 2 x 128 rows of the
+// next tile, a row every 4 iterations, K's then V's.
+// LOOPS-LABEL: func.func @gqa_q4_f32
+// LOOPS: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c128 {
+// LOOPS-NOT: memref.prefetch
+// LOOPS: scf.for %{{.*}} = %c0 to %c128 step %c16 {
+// LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c1 {
+// LOOPS: scf.for %[[U:.*]] = %{{.*}} to %{{.*}} step %c1{{.*}} {
+// LOOPS: scf.if
+// LOOPS: memref.prefetch %arg1
+// LOOPS: scf.if
+// LOOPS: memref.prefetch %arg2
+// LOOPS: vector.contract {{.*}} : vector<16x1xf32>, vector<1x16xf32> into vector<16x16xf32>
+// LOOPS: scf.for %{{.*}} = %c0 to %c16 step %c8 {
+// LOOPS-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c32 {
+// LOOPS: scf.for %{{.*}} = %c0 to %c128 step %c1 {
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
+// The tail step prefetches nothing.
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 {
+// LOOPS-NOT: memref.prefetch
+// The 1-row f32 tile keeps its burst before the score loop.
+// LOOPS-LABEL: func.func @mha_q1_f32
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NEXT: arith.addi
+// LOOPS: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
+// LOOPS-NEXT: arith.addi
+// LOOPS-NEXT: memref.prefetch %arg1
+// LOOPS-LABEL: func.func @mha_q1_f16
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS-NOT: {posenc.spread_prefetch_rows
+// LOOPS: scf.if
+// LOOPS: memref.prefetch %arg1
+// LOOPS: vector.contract
+// LOOPS-NOT: posenc.spread_prefetch_rows
+
+// With 256-bit tiles (AVX2: other register tiles, other trip counts) the
+// same: no burst, the rows issued from the score loop's iterations.
+// LOOPS256-LABEL: func.func @gqa_q4_f32
+// LOOPS256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 {
+// LOOPS256-NOT: memref.prefetch
+// LOOPS256: scf.if
+// LOOPS256-NEXT: arith.addi
+// LOOPS256-NEXT: memref.prefetch %arg1
+// LOOPS256: vector.contract
+// LOOPS256-LABEL: func.func @mha_q1_f32
+
+func.func @gqa_q4_f32(%q: tensor<1x8x4x64xf32>, %k: tensor<1x2x512x64xf32>, %v: tensor<1x2x512x64xf32>) -> tensor<1x8x4x64xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x64xf32>, tensor<1x2x512x64xf32>, tensor<1x2x512x64xf32> -> tensor<1x8x4x64xf32>
+  return %o : tensor<1x8x4x64xf32>
+}
+func.func @mha_q1_f32(%q: tensor<1x2x1x64xf32>, %k: tensor<1x2x512x64xf32>, %v: tensor<1x2x512x64xf32>) -> tensor<1x2x1x64xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x2x1x64xf32>, tensor<1x2x512x64xf32>, tensor<1x2x512x64xf32> -> tensor<1x2x1x64xf32>
+  return %o : tensor<1x2x1x64xf32>
+}
+func.func @mha_q1_f16(%q: tensor<1x2x1x64xf32>, %k: tensor<1x2x512x64xf16>, %v: tensor<1x2x512x64xf16>) -> tensor<1x2x1x64xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x2x1x64xf32>, tensor<1x2x512x64xf16>, tensor<1x2x512x64xf16> -> tensor<1x2x1x64xf32>
+  return %o : tensor<1x2x1x64xf32>
+}

@@ -1,0 +1,141 @@
+// RUN: posenc-opt %s --split-input-file --posenc-spread-decode-prefetches --canonicalize --verify-diagnostics | FileCheck %s
+
+// A key step as the decomposition leaves it after bufferization: two
+// marked loops of prefetches (K, then V; at most 4 rows each, `%rows` of
+// them this step), then a contraction nest of 2 x 4 iterations and one of
+// 8. The 8 rows go one per two of the 16 contraction iterations
+// (ceil(g 8 / 16) .. ceil((g + 1) 8 / 16)), each under its loop's bound.
+// CHECK-LABEL: func.func @step(
+// CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
+// CHECK-SAME: %{{[^:]*}}: memref<4x4xf32>, %[[NEXT:[^:]*]]: index, %[[ROWS:[^:]*]]: index)
+// CHECK-NOT: memref.prefetch
+// The first nest: g = i * 4 + j.
+// CHECK: scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: %[[I4:.*]] = arith.muli %[[I]], %c4
+// CHECK-NEXT: %[[G:.*]] = arith.addi %[[I4]], %[[J]]
+// CHECK-NEXT: %[[A:.*]] = arith.muli %[[G]], %c8
+// CHECK-NEXT: %[[B:.*]] = arith.addi %[[A]], %c15
+// CHECK-NEXT: %[[FROM:.*]] = arith.divui %[[B]], %c16
+// CHECK-NEXT: %[[GN:.*]] = arith.addi %[[G]], %c1
+// CHECK-NEXT: %[[C:.*]] = arith.muli %[[GN]], %c8
+// CHECK-NEXT: %[[D:.*]] = arith.addi %[[C]], %c15
+// CHECK-NEXT: %[[TO:.*]] = arith.divui %[[D]], %c16
+// CHECK-NEXT: scf.for %[[U:.*]] = %[[FROM]] to %[[TO]] step %c1 {
+// Rows [0, 4): K's, below %rows.
+// CHECK-NEXT: %[[KLT:.*]] = arith.cmpi ult, %[[U]], %c4
+// CHECK-NEXT: %[[KIN:.*]] = arith.cmpi slt, %[[U]], %[[ROWS]]
+// CHECK-NEXT: %[[KC:.*]] = arith.andi %[[KLT]], %[[KIN]]
+// CHECK-NEXT: scf.if %[[KC]] {
+// CHECK-NEXT: %[[KR:.*]] = arith.addi %[[NEXT]], %[[U]]
+// CHECK-NEXT: memref.prefetch %[[K]][%[[KR]], %c0], read, locality<3>, data
+// CHECK-NEXT: memref.prefetch %[[K]][%[[KR]], %c16], read, locality<3>, data
+// CHECK-NEXT: }
+// Rows [4, 8): V's rows u - 4, below %rows.
+// CHECK-NEXT: %[[VL:.*]] = arith.subi %[[U]], %c4
+// CHECK-NEXT: %[[VLT:.*]] = arith.cmpi ult, %[[U]], %c8
+// CHECK-NEXT: %[[VGE:.*]] = arith.cmpi uge, %[[U]], %c4
+// CHECK-NEXT: %[[VM:.*]] = arith.andi %[[VGE]], %[[VLT]]
+// CHECK-NEXT: %[[VIN:.*]] = arith.cmpi slt, %[[VL]], %[[ROWS]]
+// CHECK-NEXT: %[[VC:.*]] = arith.andi %[[VM]], %[[VIN]]
+// CHECK-NEXT: scf.if %[[VC]] {
+// CHECK-NEXT: %[[VR:.*]] = arith.addi %[[NEXT]], %[[VL]]
+// CHECK-NEXT: memref.prefetch %[[V]][%[[VR]], %c0]
+// CHECK-NEXT: memref.prefetch %[[V]][%[[VR]], %c16]
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK: vector.contract
+// The second nest: g = j + 8.
+// CHECK: scf.for %[[J2:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT: %[[G2:.*]] = arith.addi %[[J2]], %c8
+// CHECK-NEXT: arith.muli %[[G2]], %c8
+// CHECK: %[[G2N:.*]] = arith.addi %[[J2]], %c9
+// CHECK-NEXT: arith.muli %[[G2N]], %c8
+// CHECK: scf.for
+// CHECK: memref.prefetch %[[K]]
+// CHECK: memref.prefetch %[[V]]
+// CHECK: vector.contract
+// CHECK-NOT: posenc.spread_prefetch_rows
+// CHECK: return
+func.func @step(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+    memref.prefetch %k[%row, %c16], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 4 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+    memref.prefetch %v[%row, %c16], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 4 : i64}
+  scf.for %i = %c0 to %c2 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %a = vector.transfer_read %k[%i, %j], %f0 : memref<64x32xf32>, vector<4x1xf32>
+      %b = vector.transfer_read %v[%j, %i], %f0 : memref<64x32xf32>, vector<1x4xf32>
+      %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+      %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+      vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+    }
+  }
+  scf.for %j = %c0 to %c8 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// A step whose only contraction loop has a dynamic trip count keeps its
+// burst (the mark is dropped).
+// CHECK-LABEL: func.func @dynamic_nest(
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: memref.prefetch
+// CHECK-NEXT: }
+// CHECK-NOT: posenc.spread_prefetch_rows
+// CHECK: scf.for
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+func.func @dynamic_nest(%k: memref<64x32xf32>, %acc: memref<4x4xf32>,
+                        %next: index, %rows: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 4 : i64}
+  scf.for %j = %c0 to %n step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @bad_bound(%k: memref<64x32xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{expects 'posenc.spread_prefetch_rows' to be a positive integer, got 0 : i64}}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 0 : i64}
+  return
+}
