@@ -1,0 +1,94 @@
+"""Execution tests of the decode key steps' spread prefetches
+(attention-spread-prefetches, default on;
+lib/Conversion/DecomposeAttention/SpreadPrefetches.cpp): each full key
+step's prefetches of the next key tile issued among the iterations of its
+score and `P V` loops instead of one burst at its start.
+
+Prefetches are hints, so every case must compute the same attention as
+without them: each is checked against the numpy reference
+(`posenc.reference`, float64) with the tolerance of test_decode_schedule.py
+(atol 2e-5, rtol 2e-4), with the option on and off. The pass moves ops into
+the register-tile loops that hold the accumulators; an op moved wrongly (a
+clone that clobbers a loop value, a loop cut short) changes results by far
+more. The lowered IR shows whether the prefetches were spread (their ops
+cloned into each contraction loop).
+
+Shapes: GQA 32/8 Sq = 1 and 4 (tiles of 4 and 16 rows), MHA Sq = 1 (1-row
+tiles: spread only with f16/bf16 K/V) and Sq = 16, f32/f16/bf16 K/V,
+key counts with and without a tail tile, split-K into tasks whose last
+split is partial, ragged kv_lengths (one length inside the second key
+tile, one empty), key regions, prefetch distances 1 and 3, 256-bit
+vectors.
+"""
+import pytest
+
+import posenc  # noqa: E402  (a missing package fails the run, never skips it)
+from test_decode_schedule import check, half_kv_case, pipeline  # noqa: E402
+
+ON, OFF = "attention-spread-prefetches=1", "attention-spread-prefetches=0"
+
+
+@pytest.mark.parametrize("options", [ON, OFF])
+@pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("sq,hq,hkv", [(1, 32, 8), (4, 32, 8), (1, 8, 8),
+                                       (16, 4, 4)])
+@pytest.mark.parametrize("sk", [1000, 1024])
+def test_spread_prefetches(sk, sq, hq, hkv, elem, options):
+    ir, args, want = half_kv_case(hq, hkv, sq, sk, 128, elem, seed=sq + sk)
+    check(ir, args, want, options, f"{elem} Sq={sq} {hq}/{hkv} Sk={sk}")
+
+
+@pytest.mark.parametrize("sq,hq,hkv,elem,spread", [
+    (4, 32, 8, "f32", True), (1, 32, 8, "f16", True), (1, 8, 8, "f16", True),
+    (1, 8, 8, "f32", False)])
+def test_spread_where_chosen(sq, hq, hkv, elem, spread):
+    """A 1-row tile with f32 K/V keeps the burst; the others spread. Spread,
+    the burst's loop bodies (a K row's and a V row's prefetches) are cloned
+    into each of the step's two contraction loops: twice the prefetch ops
+    of the burst form (not interleaved either) in the lowered IR."""
+    ir, args, want = half_kv_case(hq, hkv, sq, 1024, 128, elem, seed=sq)
+    compiled = check(ir, args, want, ON, f"{elem} Sq={sq} {hq}/{hkv}")
+    on = compiled.lowered_ir.count("llvm.intr.prefetch")
+    burst = pipeline(f"{OFF} attention-prefetch-interleaved=0")
+    off = posenc.run_pipeline(ir, burst).count("llvm.intr.prefetch")
+    assert off > 0
+    assert on == (2 * off if spread else off), (on, off)
+
+
+@pytest.mark.parametrize("sq,causal", [(1, True), (4, False), (4, True)])
+def test_spread_split_k(sq, causal):
+    """Splits of at most 256 keys, the last one partial."""
+    ir, args, want = half_kv_case(8, 2, sq, 4097, 64, "f16", causal=causal,
+                                  seed=sq)
+    check(ir, args, want,
+          f"{ON} attention-split-k-tasks=16 attention-split-k-max-keys=256",
+          f"split Sq={sq} causal={causal}")
+
+
+@pytest.mark.parametrize("elem", ["f32", "bf16"])
+@pytest.mark.parametrize("sq", [1, 4])
+def test_spread_kv_lengths(sq, elem):
+    """Per-batch lengths: the next tile's rows stop at each sequence's own
+    length (1000, 70, 0)."""
+    from test_kv_cache_execution import kv_case
+    ir, args, want = kv_case(3, 32, 8, sq, 1024, 128, [1000, 70, 0],
+                             causal=True, elem=elem, seed=sq)
+    check(ir, args, want, ON, f"kv_lengths {elem} Sq={sq}")
+
+
+@pytest.mark.parametrize("extra", ["attention-key-regions=2",
+                                   "attention-prefetch-tiles=3",
+                                   "vector-bits=256 target-features=-avx512f"])
+@pytest.mark.parametrize("sq", [1, 4])
+def test_spread_with_other_options(sq, extra):
+    ir, args, want = half_kv_case(32, 8, sq, 1000, 128, "f16", seed=sq)
+    check(ir, args, want, f"{ON} {extra}", f"Sq={sq} {extra}")
+
+
+@pytest.mark.parametrize("sq", [17, 64])
+def test_spread_leaves_prefill_unchanged(sq):
+    """Sq > 16 takes the prefill schedule, which prefetches nothing: the
+    lowered IR is byte-identical with the option on and off."""
+    ir, _, _ = half_kv_case(8, 2, sq, 300, 128, "f32")
+    assert (posenc.run_pipeline(ir, pipeline(ON)) ==
+            posenc.run_pipeline(ir, pipeline(OFF)))
