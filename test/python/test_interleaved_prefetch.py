@@ -7,7 +7,9 @@ next key tile's rows of the same keys. The prefetches are hints and the
 cut changes no sum, so the result is the attention of the numpy reference
 (posenc.reference, from the spec) to the decode tests' tolerance, with the
 option on (the default) and off, at both vector widths. f32 K/V and taller
-tiles keep the burst and are checked alongside.
+tiles keep the burst and are checked alongside. The interleaved form applies
+with the spread prefetches off (attention-spread-prefetches=0; on, the
+default, they replace it: test_decode_spread_prefetches.py).
 """
 import os
 import sys
@@ -22,6 +24,7 @@ VECTOR_BITS = ["vector-bits=512", "vector-bits=256 target-features=-avx512f"]
 # (Sq, Hq, Hkv): 4 rows (GQA 32/8, Sq = 1; MHA Sq = 4), and with the
 # burst: 1 row (MHA Sq = 1), 16 rows (GQA 32/8, Sq = 4).
 TILES = [(1, 32, 8), (4, 4, 4), (1, 4, 4), (4, 32, 8)]
+NO_SPREAD = "attention-spread-prefetches=0"
 
 
 @pytest.mark.parametrize("bits", VECTOR_BITS)
@@ -34,7 +37,7 @@ def test_interleaved_prefetch(on, sq, hq, hkv, elem, bits):
     (clamped away), and the last split ends in a partial tail tile."""
     ir, args, want = half_kv_case(hq, hkv, sq, 1000, 128, elem,
                                   seed=sq + hq + hkv)
-    options = (f"{bits} attention-prefetch-interleaved={on} "
+    options = (f"{bits} attention-prefetch-interleaved={on} {NO_SPREAD} "
                "attention-split-k-tasks=16 attention-split-k-max-keys=256")
     compiled = check(ir, args, want, options,
                      f"{elem} Sq={sq} {hq}/{hkv} interleaved {on}")
@@ -53,7 +56,8 @@ def test_interleaved_prefetch_kv_lengths(sq, hq, hkv, elem, bits):
     from test_kv_cache_execution import kv_case
     ir, args, want = kv_case(3, hq, hkv, sq, 300, 128, [200, 70, 0],
                              causal=True, elem=elem, seed=sq + hq)
-    compiled = check(ir, args, want, f"{bits} attention-split-k-max-keys=128",
+    compiled = check(ir, args, want,
+                     f"{bits} attention-split-k-max-keys=128 {NO_SPREAD}",
                      f"kv_lengths {elem} Sq={sq} {hq}/{hkv}")
     assert "hint = 2" in compiled.lowered_ir
 
@@ -64,5 +68,5 @@ def test_interleaved_prefetch_key_counts(sk):
     tile, and a long range not a multiple of the tile, with the default
     split count."""
     ir, args, want = half_kv_case(8, 2, 1, sk, 128, "f16", seed=sk)
-    compiled = check(ir, args, want, "", f"f16 Sk={sk}")
+    compiled = check(ir, args, want, NO_SPREAD, f"f16 Sk={sk}")
     assert "hint = 2" in compiled.lowered_ir
