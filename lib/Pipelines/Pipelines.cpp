@@ -47,8 +47,6 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
     decomposeOptions.widenKeys = options.attentionWidenKeys;
     decomposeOptions.rows16KeyTile = options.attentionRows16KeyTile;
-    decomposeOptions.rows16PrefetchInterleaved =
-        options.attentionRows16PrefetchInterleaved;
     decomposeOptions.spreadPrefetches = options.attentionSpreadPrefetches;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.

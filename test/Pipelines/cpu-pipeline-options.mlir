@@ -29,7 +29,7 @@
 // SIGN: error: posenc-target-features: feature 'avx2' must start with '+' or '-'
 
 // FUSED: posenc-fuse-attention
-// FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows16-prefetch-interleaved=false score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
 // FUSED: posenc-spread-decode-prefetches
@@ -37,11 +37,11 @@
 // FUSED: posenc-lower-attention-vectors
 // FUSED: convert-openmp-to-llvm
 
-// TILES: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=16 prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=128 rows16-prefetch-interleaved=false score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// TILES: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=16 prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=128 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // NOPREFETCH: posenc-decompose-attention{{.*}} prefetch-tiles=0
 // NOWIDEN: posenc-decompose-attention{{.*}} widen-keys=false}
 // ROWS16: posenc-decompose-attention{{.*}} rows16-key-tile=0 
-// SPLITK: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows16-prefetch-interleaved=false score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// SPLITK: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 
 // Standalone RoPE: --posenc-lower-rope runs before the reference lowering
 // unless fast-rope=false; rope-block-rows reaches it.

@@ -147,12 +147,6 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Vector layout, decode tiles of 16 rows (Sq = 4 with 4 packed "
            "query heads, Sq = 16 MHA): key/value rows per tile instead of "
            "key-tile (0: key-tile)">,
-    Option<"rows16PrefetchInterleaved", "rows16-prefetch-interleaved",
-           "bool", /*default=*/"false",
-           "Vector layout, decode tiles of at most 16 rows with the rows on "
-           "the lanes (S^T = K~ Q~^T) and f32 K: issue each key step's "
-           "prefetches (into L2) among the score contraction's register "
-           "tiles of 16 keys instead of in one burst (into L1)">,
     Option<"spreadPrefetches", "spread-prefetches", "bool",
            /*default=*/"true",
            "Vector layout, decode schedule: mark each full key step's "

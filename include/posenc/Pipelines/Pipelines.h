@@ -84,13 +84,6 @@ struct PosencCPUPipelineOptions
                      "4, Sq = 16 MHA): key/value rows per attention tile "
                      "(0: attention-key-tile)"),
       llvm::cl::init(128)};
-  Option<bool> attentionRows16PrefetchInterleaved{
-      *this, "attention-rows16-prefetch-interleaved",
-      llvm::cl::desc("Fused path, decode tiles of at most 16 rows with the "
-                     "rows on the lanes, f32 K: issue the prefetches among "
-                     "the score contraction's register tiles of 16 keys "
-                     "instead of in one burst per key step"),
-      llvm::cl::init(false)};
   Option<bool> attentionSpreadPrefetches{
       *this, "attention-spread-prefetches",
       llvm::cl::desc("Fused path, decode schedule: spread each key step's "

@@ -369,7 +369,6 @@ chooseDecodeSchedule(const AttentionInfo &info,
     schedule.narrowRowsOnLanes =
         !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
     schedule.prefetchInterleaved = o.prefetchInterleaved;
-    schedule.rows16PrefetchInterleaved = o.rows16PrefetchInterleaved;
     schedule.keyRegions = o.keyRegions;
     schedule.spreadPrefetches =
         o.spreadPrefetches && spreadsPrefetches(info, schedule.queryTile);
@@ -560,7 +559,6 @@ struct PosencDecomposeAttentionPass
     options.scoreDimsOnLanes = scoreDimsOnLanes;
     options.widenKeys = widenKeys;
     options.rows16KeyTile = rows16KeyTile;
-    options.rows16PrefetchInterleaved = rows16PrefetchInterleaved;
     options.spreadPrefetches = spreadPrefetches;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);

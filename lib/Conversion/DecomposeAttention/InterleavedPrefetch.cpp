@@ -13,9 +13,10 @@
 // the current tile holds L1): a few dozen prefetches between a hundred or
 // more FMAs. Tiles of 4 rows with half-precision K/V only: with f32 K/V,
 // and for 1-row tiles, the interleaved form measured slower than the burst
-// (docs/pipelines.md has the ratios). Tiles of at most 16 rows with the
-// rows on the lanes and f32 K can do the same per register tile of 16 keys
-// of their S^T = K~ Q~^T (rows16PrefetchInterleaved).
+// (docs/pipelines.md has the ratios). With the spread prefetches
+// (SpreadPrefetches.cpp, the default) this form is off: clumps of a register
+// tile's 32-64 lines still stall the loads behind them, a line or two per
+// loop iteration do not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,41 +127,6 @@ Value VectorTileBuilder::scoresInterleavingPrefetches(Value kTile,
     }
     s = insertAt(laneScores(partial, block, sliceOf(s, k0, {tq, block})), s,
                  k0);
-  }
-  return s;
-}
-
-bool VectorTileBuilder::interleavesNarrowRowPrefetches() const {
-  // f32 K without a RoPE prologue only: a half-precision K is converted,
-  // and a rotated K computed, per register tile of the whole contraction
-  // (widenedKeyTile), a fusion the slices here are not checked to keep.
-  auto kType = cast<RankedTensorType>(info.k.getType());
-  return rows16PrefetchInterleaved && prefetchTiles > 0 && narrowRowsOnLanes &&
-         kType.getElementType() == c && !tables.kRotated && !info.kRope;
-}
-
-Value VectorTileBuilder::narrowRowScoresInterleavingPrefetches(Value kTile,
-                                                               Value kStart) {
-  auto [next, rows] = nextKeyTileRows(kStart);
-  int64_t keys = divisorAtMost(tk, 16);
-  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-  SmallVector<OpFoldResult> ones(2, one);
-  // S^T [tk x tq] allocated (its slices are computed in place, as above).
-  Value s = allocatedTile(b, loc, {tk, tq}, c);
-  for (int64_t j0 = 0; j0 < tk; j0 += keys) {
-    auto [from, to] = clampedNextRows(b, loc, rows, j0, keys);
-    prefetchKeyRows(next, from, to, /*locality=*/2);
-    SmallVector<OpFoldResult> at = {b.getIndexAttr(j0), zero};
-    Value kRows = keyRowsOf(b, loc, kTile, j0, keys, dq);
-    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(keys), tqI};
-    Value into = tensor::ExtractSliceOp::create(b, loc, s, at, sizes, ones);
-    Value zeroed =
-        linalg::FillOp::create(b, loc, floatConst(b, loc, c, 0.0), into)
-            .getResult(0);
-    markVectorTile(zeroed, {1, 0});
-    Value piece = contract(b, loc, c, kRows, {0, 2}, qT, {2, 1}, zeroed);
-    markKeyContraction(piece, {keys, tq, 1});
-    s = tensor::InsertSliceOp::create(b, loc, piece, s, at, sizes, ones);
   }
   return s;
 }

@@ -97,9 +97,6 @@ struct AttentionSchedule {
   /// interleaved with its score contraction's register tiles (else one
   /// burst first).
   bool prefetchInterleaved = false;
-  /// Decode, narrowRowsOnLanes, f32 K: the same for the rows-on-lanes score
-  /// contraction, one register tile of 16 keys at a time.
-  bool rows16PrefetchInterleaved = false;
   /// Decode, vector layout: the full key tiles visited interleaved over
   /// this many regions of the task's keys (KeyRegions.cpp; 1: in order).
   int64_t keyRegions = 1;

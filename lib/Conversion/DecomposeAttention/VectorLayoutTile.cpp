@@ -227,11 +227,9 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
                                 kStart, c);
   // Half-precision K/V with the head dim on the lanes: the prefetches go
   // among the score contraction's register tiles instead.
-  // (Spread bursts, --posenc-spread-decode-prefetches, replace both.)
+  // (Spread bursts, --posenc-spread-decode-prefetches, replace it.)
   bool interleave = !tail && !spreadPrefetches && interleavesPrefetches();
-  bool interleaveNarrow =
-      !tail && !spreadPrefetches && interleavesNarrowRowPrefetches();
-  if (prefetchTiles > 0 && !tail && !interleave && !interleaveNarrow)
+  if (prefetchTiles > 0 && !tail && !interleave)
     prefetchKeyTile(kStart);
   Value kTile = widenedKeyTile(
       rotated ? rowsOf(tables.kRotated)
@@ -254,8 +252,7 @@ void VectorTileBuilder::keyStep(Value kStart, ValueRange iter, bool tail) {
     markKeyContraction(s,
                        {tq, lanes, divisorAtMost(staticSize(dq), kKeyLanes)});
   } else if (narrowRowsOnLanes) {
-    s = interleaveNarrow ? narrowRowScoresInterleavingPrefetches(kTile, kStart)
-                         : narrowRowScores(kTile);
+    s = narrowRowScores(kTile);
   } else {
     // S^T = K~ Q~^T  (loops j, i, d)
     s = contract(b, loc, c, kTile, {0, 2}, qT, {2, 1}, filled({tkI, tqI}, 0.0));

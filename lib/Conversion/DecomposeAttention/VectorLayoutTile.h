@@ -39,7 +39,6 @@ public:
         narrowRowsOnLanes(schedule.narrowRowsOnLanes),
         prefetchTiles(schedule.prefetchTiles), widenKeys(schedule.widenKeys),
         prefetchInterleaved(schedule.prefetchInterleaved),
-        rows16PrefetchInterleaved(schedule.rows16PrefetchInterleaved),
         keyRegions(schedule.keyRegions),
         spreadPrefetches(schedule.spreadPrefetches) {}
 
@@ -136,15 +135,6 @@ private:
   /// one burst per key step.
   mlir::Value scoresInterleavingPrefetches(mlir::Value kTile,
                                            mlir::Value kStart);
-  /// Whether the full key steps issue their prefetches among the register
-  /// tiles of narrowRowScores (narrowRowScoresInterleavingPrefetches):
-  /// rows16PrefetchInterleaved, narrowRowsOnLanes, f32 K.
-  bool interleavesNarrowRowPrefetches() const;
-  /// narrowRowScores one register tile of 16 keys at a time, each after
-  /// the prefetches (into L2) of the same keys' K and V rows of the next
-  /// key tile.
-  mlir::Value narrowRowScoresInterleavingPrefetches(mlir::Value kTile,
-                                                    mlir::Value kStart);
 
   //===--- ShawTerms.cpp --------------------------------------------------===//
   /// The tile's lowest and highest j - (i + shift), and whether some lies in
@@ -293,8 +283,6 @@ private:
   /// Decode, scoreDimLanes: the prefetches interleaved with the score
   /// contraction's register tiles (scoresInterleavingPrefetches).
   bool prefetchInterleaved;
-  /// Decode, narrowRowsOnLanes: the same for narrowRowScores.
-  bool rows16PrefetchInterleaved;
   /// Decode: regions the full key tiles are visited over (1: in order).
   int64_t keyRegions;
   /// Decode: the bursts of prefetchKeyTile marked to be spread over the

@@ -64,10 +64,6 @@ struct DecomposeAttentionOptions {
   /// place of `keyTile` (0: keyTile). Fewer, longer key steps: the
   /// per-step softmax and rescale of the accumulator run half as often.
   int64_t rows16KeyTile = 128;
-  /// Vector layout, decode tiles of at most 16 rows with the rows on the
-  /// lanes and f32 K: the prefetches of each key step (into L2) among the
-  /// score contraction's register tiles of 16 keys instead of one burst.
-  bool rows16PrefetchInterleaved = false;
   /// Mark the decode key steps' prefetch bursts for
   /// --posenc-spread-decode-prefetches.
   bool spreadPrefetches = true;
