@@ -106,6 +106,34 @@ struct Burst {
   int64_t first, bound;
 };
 
+/// Row u - first of `burst` (its body, cloned), when u is one of the
+/// burst's rows and that row lies below the burst loop's own upper bound.
+void issueRowOf(OpBuilder &b, Location loc, Value u, Burst burst) {
+  Value firstV = arith::ConstantIndexOp::create(b, loc, burst.first);
+  Value endV =
+      arith::ConstantIndexOp::create(b, loc, burst.first + burst.bound);
+  Value local = b.createOrFold<arith::SubIOp>(loc, u, firstV);
+  Value row =
+      b.createOrFold<arith::AddIOp>(loc, burst.loop.getLowerBound(), local);
+  Value cond =
+      b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, u, endV);
+  if (burst.first > 0) {
+    Value atOrAfter = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::uge, u, firstV);
+    cond = b.createOrFold<arith::AndIOp>(loc, atOrAfter, cond);
+  }
+  Value inBounds = b.createOrFold<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::slt, row, burst.loop.getUpperBound());
+  cond = b.createOrFold<arith::AndIOp>(loc, cond, inBounds);
+  scf::IfOp::create(b, loc, cond, [&](OpBuilder &b, Location loc) {
+    IRMapping map;
+    map.map(burst.loop.getInductionVar(), row);
+    for (Operation &op : burst.loop.getBody()->without_terminator())
+      b.clone(op, map);
+    scf::YieldOp::create(b, loc);
+  });
+}
+
 /// At the start of the nest's innermost body: the iteration's index g in
 /// the step's contraction iterations (`base` + its index in the nest), and
 /// the burst rows [ceil(g N / I), ceil((g + 1) N / I)) of that iteration,
@@ -138,38 +166,12 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
   Value from = rowAt(g);
   Value gNext = b.createOrFold<arith::AddIOp>(loc, g, constant(1));
   Value to = rowAt(gNext);
-  scf::ForOp::create(
-      b, loc, from, to, constant(1), ValueRange{},
-      [&](OpBuilder &b, Location loc, Value u, ValueRange) {
-        for (Burst burst : bursts) {
-          // Row u - first of this burst, when it is one of the burst's
-          // rows and below the burst loop's own upper bound.
-          Value firstV = arith::ConstantIndexOp::create(b, loc, burst.first);
-          Value endV =
-              arith::ConstantIndexOp::create(b, loc, burst.first + burst.bound);
-          Value local = b.createOrFold<arith::SubIOp>(loc, u, firstV);
-          Value row = b.createOrFold<arith::AddIOp>(
-              loc, burst.loop.getLowerBound(), local);
-          Value cond = b.createOrFold<arith::CmpIOp>(
-              loc, arith::CmpIPredicate::ult, u, endV);
-          if (burst.first > 0) {
-            Value atOrAfter = b.createOrFold<arith::CmpIOp>(
-                loc, arith::CmpIPredicate::uge, u, firstV);
-            cond = b.createOrFold<arith::AndIOp>(loc, atOrAfter, cond);
-          }
-          Value inBounds = b.createOrFold<arith::CmpIOp>(
-              loc, arith::CmpIPredicate::slt, row, burst.loop.getUpperBound());
-          cond = b.createOrFold<arith::AndIOp>(loc, cond, inBounds);
-          scf::IfOp::create(b, loc, cond, [&](OpBuilder &b, Location loc) {
-            IRMapping map;
-            map.map(burst.loop.getInductionVar(), row);
-            for (Operation &op : burst.loop.getBody()->without_terminator())
-              b.clone(op, map);
-            scf::YieldOp::create(b, loc);
-          });
-        }
-        scf::YieldOp::create(b, loc);
-      });
+  scf::ForOp::create(b, loc, from, to, constant(1), ValueRange{},
+                     [&](OpBuilder &b, Location loc, Value u, ValueRange) {
+                       for (const Burst &burst : bursts)
+                         issueRowOf(b, loc, u, burst);
+                       scf::YieldOp::create(b, loc);
+                     });
 }
 
 /// Spreads the marked loops of one key step (`bursts`, ops of one block, in
