@@ -18,7 +18,11 @@
 // MARKS-LABEL: func.func @mha_q1_f16
 // MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
 // MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
+// NOMARKS-LABEL: func.func @gqa_q4_f32
 // NOMARKS-NOT: posenc.spread_prefetch_rows
+// NOMARKS: memref.prefetch
+// NOMARKS-NOT: posenc.spread_prefetch_rows
+// NOMARKS: return
 
 // In the pipeline: a 16-row tile's full key step has no burst; its score
 // loop (16 keys x 16 rows, one head dim per iteration: 8 x 64 iterations)
