@@ -14,7 +14,8 @@ more. The lowered IR shows whether the prefetches were spread (their ops
 cloned into each contraction loop).
 
 Shapes: GQA 32/8 Sq = 1 and 4 (tiles of 4 and 16 rows), MHA Sq = 1 (1-row
-tiles: spread only with f16/bf16 K/V) and Sq = 16, f32/f16/bf16 K/V,
+tiles: spread only with f16/bf16 K/V) and Sq = 16 (tiles spread with
+512-bit vectors only), f32/f16/bf16 K/V,
 key counts with and without a tail tile, split-K into tasks whose last
 split is partial, ragged kv_lengths (one length inside the second key
 tile, one empty), key regions, prefetch distances 1 and 3, 256-bit
@@ -42,17 +43,27 @@ def test_spread_prefetches(sk, sq, hq, hkv, elem, options):
     (4, 32, 8, "f32", True), (1, 32, 8, "f16", True), (1, 8, 8, "f16", True),
     (1, 8, 8, "f32", False)])
 def test_spread_where_chosen(sq, hq, hkv, elem, spread):
-    """A 1-row tile with f32 K/V keeps the burst; the others spread. Spread,
-    the burst's loop bodies (a K row's and a V row's prefetches) are cloned
+    """With 512-bit vectors a 1-row tile with f32 K/V keeps the burst, the
+    others spread; with 256-bit vectors every tile keeps it. Spread, the
+    burst's loop bodies (a K row's and a V row's prefetches) are cloned
     into each of the step's two contraction loops: twice the prefetch ops
-    of the burst form (not interleaved either) in the lowered IR."""
+    of the burst form in the lowered IR (both with the interleaved form,
+    which applies where the spread does not, off). The IR for both widths
+    whatever the host; the run at the host's width."""
     ir, args, want = half_kv_case(hq, hkv, sq, 1024, 128, elem, seed=sq)
-    compiled = check(ir, args, want, ON, f"{elem} Sq={sq} {hq}/{hkv}")
-    on = compiled.lowered_ir.count("llvm.intr.prefetch")
-    burst = pipeline(f"{OFF} attention-prefetch-interleaved=0")
-    off = posenc.run_pipeline(ir, burst).count("llvm.intr.prefetch")
-    assert off > 0
-    assert on == (2 * off if spread else off), (on, off)
+    check(ir, args, want, ON, f"{elem} Sq={sq} {hq}/{hkv}")
+
+    def prefetches(options):
+        lowered = posenc.run_pipeline(ir, pipeline(options))
+        return lowered.count("llvm.intr.prefetch")
+
+    for bits in ("vector-bits=512", "vector-bits=256"):
+        burst = "attention-prefetch-interleaved=0"
+        on = prefetches(f"{bits} {ON} {burst}")
+        off = prefetches(f"{bits} {OFF} {burst}")
+        spreads = spread and bits == "vector-bits=512"
+        assert off > 0
+        assert on == (2 * off if spreads else off), (bits, on, off)
 
 
 @pytest.mark.parametrize("sq,causal", [(1, True), (4, False), (4, True)])

@@ -152,9 +152,9 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Vector layout, decode schedule: mark each full key step's "
            "prefetch burst for --posenc-spread-decode-prefetches, which "
            "spreads it over the step's contraction loops (the interleaved "
-           "prefetch forms then stay off), for tiles whose prefetched K/V "
-           "lines each feed at least two 512-bit FMAs (not a 1-row tile "
-           "with f32 K/V)">,
+           "prefetch forms then stay off), with 512-bit vectors, for tiles "
+           "whose prefetched K/V lines each feed at least two FMAs (not a "
+           "1-row tile with f32 K/V)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "

@@ -89,7 +89,8 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("Fused path, decode schedule: spread each key step's "
                      "prefetches of the next key tile over the step's "
                      "contraction loops (--posenc-spread-decode-prefetches) "
-                     "instead of one burst at its start"),
+                     "instead of one burst at its start (512-bit vectors; "
+                     "not 1-row tiles with f32 K/V)"),
       llvm::cl::init(true)};
   Option<bool> fastRope{
       *this, "fast-rope",

@@ -247,15 +247,20 @@ static int64_t decodeScoreDimLanes(const AttentionInfo &info,
 }
 
 /// Whether a decode tile of `rows` rows spreads its key steps' prefetches
-/// over their contraction loops (--posenc-spread-decode-prefetches): when
-/// each prefetched line of K/V feeds at least two 512-bit FMAs (rows x 32 /
-/// K's element bits). A 1-row tile with f32 K/V (MHA, Sq = 1) is a load
-/// per FMA; spread, its prefetches measured 1.2-1.45x slower than the burst
-/// (the others 0.67-0.97; docs/pipelines.md, "Prefetches spread over the
-/// key step").
-static bool spreadsPrefetches(const AttentionInfo &info, int64_t rows) {
+/// over their contraction loops (--posenc-spread-decode-prefetches): with
+/// 512-bit vectors, when each prefetched line of K/V feeds at least two
+/// FMAs (rows x 32 / K's element bits). A 1-row tile with f32 K/V (MHA,
+/// Sq = 1) is a load per FMA; spread, its prefetches measured 1.2-1.45x
+/// slower than the burst (the others 0.67-0.97). With 256-bit tiles (AVX2
+/// code, measured on the AVX-512 host only) the spread measured 0.73-1.28x
+/// the burst, slower for most tiles: those keep the burst (docs/pipelines.md,
+/// "Prefetches spread over the key step").
+static bool spreadsPrefetches(const AttentionInfo &info, int64_t rows,
+                              int64_t vectorBits) {
+  int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
   auto kType = cast<RankedTensorType>(info.k.getType());
-  return rows * 32 >= 2 * int64_t(kType.getElementTypeBitWidth());
+  return bits >= 512 &&
+         rows * 32 >= 2 * int64_t(kType.getElementTypeBitWidth());
 }
 
 /// Decode tiles of more than this many rows with the rows on the lanes
@@ -371,7 +376,8 @@ chooseDecodeSchedule(const AttentionInfo &info,
     schedule.prefetchInterleaved = o.prefetchInterleaved;
     schedule.keyRegions = o.keyRegions;
     schedule.spreadPrefetches =
-        o.spreadPrefetches && spreadsPrefetches(info, schedule.queryTile);
+        o.spreadPrefetches &&
+        spreadsPrefetches(info, schedule.queryTile, o.vectorBits);
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&

@@ -1,13 +1,14 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=MARKS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefix=NOMARKS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=256" | FileCheck %s --check-prefix=NOMARKS256
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
 
 // The decode schedule marks each full key step's prefetch loops (K, then
 // V; the next tile's rows) with their bound, the key tile, for
-// --posenc-spread-decode-prefetches; not for a 1-row tile with f32 K/V
-// (one load per FMA: the burst measured faster there), nor with the
-// option off.
+// --posenc-spread-decode-prefetches, with 512-bit vectors; not for a
+// 1-row tile with f32 K/V (one load per FMA: the burst measured faster
+// there), nor with the option off, nor with 256-bit vectors.
 // MARKS-LABEL: func.func @gqa_q4_f32
 // MARKS: memref.prefetch
 // MARKS: } {posenc.spread_prefetch_rows = 128 : i64}
@@ -63,16 +64,24 @@
 // LOOPS: vector.contract
 // LOOPS-NOT: posenc.spread_prefetch_rows
 
-// With 256-bit tiles (AVX2: other register tiles, other trip counts) the
-// same: no burst, the rows issued from the score loop's iterations.
+// With 256-bit tiles (AVX2 code) no tile spreads (measured slower than
+// the burst for most): the 16-row step keeps its burst before the score
+// loop.
 // LOOPS256-LABEL: func.func @gqa_q4_f32
 // LOOPS256: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 {
-// LOOPS256-NOT: memref.prefetch
-// LOOPS256: scf.if
+// LOOPS256: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
 // LOOPS256-NEXT: arith.addi
 // LOOPS256-NEXT: memref.prefetch %arg1
 // LOOPS256: vector.contract
-// LOOPS256-LABEL: func.func @mha_q1_f32
+// LOOPS256-NOT: posenc.spread_prefetch_rows
+// LOOPS256-LABEL: func.func @mha_q1_f16
+// LOOPS256: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
+// LOOPS256-NEXT: arith.addi
+// LOOPS256-NEXT: memref.prefetch %arg1
+// LOOPS256: vector.contract
+// NOMARKS256-NOT: posenc.spread_prefetch_rows
+// NOMARKS256: memref.prefetch
+// NOMARKS256-NOT: posenc.spread_prefetch_rows
 
 func.func @gqa_q4_f32(%q: tensor<1x8x4x64xf32>, %k: tensor<1x2x512x64xf32>, %v: tensor<1x2x512x64xf32>) -> tensor<1x8x4x64xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x64xf32>, tensor<1x2x512x64xf32>, tensor<1x2x512x64xf32> -> tensor<1x8x4x64xf32>
