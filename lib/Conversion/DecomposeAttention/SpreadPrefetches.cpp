@@ -9,13 +9,14 @@
 // loads (its compute) wait behind it, so a step takes about its compute plus
 // its memory time. Spread evenly over the step's register-tile loops, the
 // same prefetches overlap the compute. The interleaved forms
-// (InterleavedPrefetch.cpp) spread them per register tile, clumps of 64-256
-// lines between 128-2048 FMAs, which a C model of the 16-row step measured
-// no faster than the burst; one or two lines per iteration of the innermost
-// loop (16 FMAs) measured twice as fast from memory (docs/pipelines.md,
-// "Prefetches spread over the key step"). Those innermost loops exist only
-// after --posenc-vectorize-attention-tiles, so this runs as a pass of its
-// own, after bufferization, on the loops the decomposition marked.
+// (InterleavedPrefetch.cpp, and a 16-row one since removed) spread them per
+// register tile, clumps of 64-256 lines between 128-2048 FMAs, which a C
+// model of the 16-row step measured no faster than the burst; one or two lines
+// per iteration of the innermost loop (16 FMAs) measured twice as fast from
+// memory (docs/pipelines.md, "Prefetches spread over the key step"). Those
+// innermost loops exist only after --posenc-vectorize-attention-tiles, so this
+// runs as a pass of its own, after bufferization, on the loops the
+// decomposition marked.
 //
 // Upstream has no pass that distributes side-effecting ops over the
 // iterations of other loops; software pipelining (scf::pipelineForLoop)
@@ -220,20 +221,40 @@ struct PosencSpreadDecodePrefetchesPass
   void runOnOperation() override {
     // The marked loops of each key step, grouped by the block they are in.
     llvm::MapVector<Block *, SmallVector<scf::ForOp>> steps;
-    getOperation().walk([&](scf::ForOp loop) {
-      Attribute mark = loop->getAttr(kSpreadPrefetchRowsAttr);
-      if (!mark)
-        return;
-      auto bound = dyn_cast<IntegerAttr>(mark);
-      if (!bound || bound.getInt() <= 0) {
-        loop->emitOpError() << "expects '" << kSpreadPrefetchRowsAttr
-                            << "' to be a positive integer, got " << mark;
-        return signalPassFailure();
-      }
+    WalkResult checked = getOperation().walk([&](scf::ForOp loop) {
+      if (!loop->hasAttr(kSpreadPrefetchRowsAttr))
+        return WalkResult::advance();
+      if (failed(checkMarked(loop)))
+        return WalkResult::interrupt();
       steps[loop->getBlock()].push_back(loop);
+      return WalkResult::advance();
     });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
     for (auto &[block, marked] : steps)
       spreadStep(marked);
+  }
+
+  /// A marked loop is the decomposition's: a positive bound, an index
+  /// induction variable (its rows are counted in index arithmetic) and no
+  /// results (it is deleted once spread).
+  static LogicalResult checkMarked(scf::ForOp loop) {
+    Attribute mark = loop->getAttr(kSpreadPrefetchRowsAttr);
+    auto bound = dyn_cast<IntegerAttr>(mark);
+    if (!bound || bound.getInt() <= 0)
+      return loop->emitOpError() << "expects '" << kSpreadPrefetchRowsAttr
+                                 << "' to be a positive integer, got " << mark;
+    if (!loop.getInductionVar().getType().isIndex())
+      return loop->emitOpError()
+             << "marked '" << kSpreadPrefetchRowsAttr
+             << "' expects an index induction variable, got "
+             << loop.getInductionVar().getType();
+    if (loop.getNumResults() != 0)
+      return loop->emitOpError()
+             << "marked '" << kSpreadPrefetchRowsAttr
+             << "' expects no results (loop-carried values), got "
+             << loop.getNumResults();
+    return success();
   }
 };
 

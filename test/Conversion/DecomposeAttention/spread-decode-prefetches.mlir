@@ -139,3 +139,42 @@ func.func @bad_bound(%k: memref<64x32xf32>, %next: index, %rows: index) {
   } {posenc.spread_prefetch_rows = 0 : i64}
   return
 }
+
+// -----
+
+func.func @bad_iv_type(%k: memref<64x32xf32>, %n: i32) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  // expected-error @below {{marked 'posenc.spread_prefetch_rows' expects an index induction variable, got 'i32'}}
+  scf.for %r = %z to %n step %one : i32 {
+    %row = arith.index_cast %r : i32 to index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 4 : i64}
+  return
+}
+
+// -----
+
+func.func @bad_results(%k: memref<64x32xf32>, %rows: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{marked 'posenc.spread_prefetch_rows' expects no results (loop-carried values), got 1}}
+  %last = scf.for %r = %c0 to %rows step %c1 iter_args(%a = %c0) -> (index) {
+    memref.prefetch %k[%r, %c0], read, locality<3>, data : memref<64x32xf32>
+    scf.yield %r : index
+  } {posenc.spread_prefetch_rows = 4 : i64}
+  return %last : index
+}
+
+// -----
+
+func.func @not_an_integer(%k: memref<64x32xf32>, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{expects 'posenc.spread_prefetch_rows' to be a positive integer, got "four"}}
+  scf.for %r = %c0 to %rows step %c1 {
+    memref.prefetch %k[%r, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = "four"}
+  return
+}
