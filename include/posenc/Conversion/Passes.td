@@ -151,8 +151,8 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            /*default=*/"true",
            "Vector layout, decode schedule: mark each full key step's "
            "prefetch burst for --posenc-spread-decode-prefetches, which "
-           "spreads it over the step's contraction loops (the interleaved "
-           "prefetch forms then stay off), with 512-bit vectors, for tiles "
+           "spreads it over the step's contraction loops (prefetch-interleaved "
+           "then stays off), with 512-bit vectors, for tiles "
            "whose prefetched K/V lines each feed at least two FMAs (not a "
            "1-row tile with f32 K/V)">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",

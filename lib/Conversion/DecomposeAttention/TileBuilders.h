@@ -101,7 +101,7 @@ struct AttentionSchedule {
   /// this many regions of the task's keys (KeyRegions.cpp; 1: in order).
   int64_t keyRegions = 1;
   /// Decode, vector layout: the full key steps' prefetch bursts marked for
-  /// --posenc-spread-decode-prefetches (the interleaved forms stay off).
+  /// --posenc-spread-decode-prefetches (prefetchInterleaved stays off).
   bool spreadPrefetches = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
