@@ -106,15 +106,17 @@ class RooflineProbe:
         # About 3 ms per pass on one AVX-512 core: long against the timer
         # and thread start, short against a decode call.
         self.iters = 10_000 if quick else 1_000_000
-        self.spin_s = 0.0 if quick else 0.3
+        # Seconds of idle wait before each probe (0: none). The passes run on
+        # the kernels' OpenMP threads (bench/peak.cpp), so there are no
+        # spinning workers to wait out; an idle wait before the probe made
+        # the kernel call after it 10-25 % slower on the AMD Zen 5 virtual
+        # machine (docs/bench-cpu.md, "Fourteenth session").
+        self.spin_s = 0.0
 
     def __call__(self):
-        # After a parallel region the OpenMP runtime's workers spin for
-        # KMP_BLOCKTIME (200 ms by default) before they sleep: a probe run
-        # right after a decode call shared the cores with them and measured
-        # half the quiet host's triad bandwidth. Wait them out.
-        time.sleep(self.spin_s)
-        # Then one untimed pass of each: on the AMD Zen 5 virtual machine
+        if self.spin_s > 0:
+            time.sleep(self.spin_s)
+        # One untimed pass of each first: on the AMD Zen 5 virtual machine
         # (2026-12-02) the first pass after an idle wait ran slow, FMA at a
         # third of its peak and triad at 2-15 GB/s against 45-60 right
         # after, so a probe that followed a probe (every other pair) gave

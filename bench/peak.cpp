@@ -15,6 +15,10 @@
 #include <thread>
 #include <vector>
 
+#ifdef POSENC_PEAK_OPENMP
+#include <omp.h>
+#endif
+
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #define POSENC_VEC_NAME "avx512"
@@ -75,6 +79,21 @@ static double fmaKernel(long iters, float *sink) {
   return 2.0 * kLanes * 16.0 * static_cast<double>(iters);
 }
 
+#ifdef POSENC_PEAK_OPENMP
+/// The library's passes run on the threads of the OpenMP runtime the JIT
+/// loads (LLVM's libomp, linked by bench/CMakeLists.txt), the same threads
+/// as the kernels they are interleaved with. Threads of its own would share
+/// the cores with the runtime's workers, which spin for KMP_BLOCKTIME after
+/// each kernel call; waiting them out (an idle sleep before each probe)
+/// made the kernel call after the probe 10-25 % slower on the AMD Zen 5
+/// virtual machine (docs/bench-cpu.md, "Fourteenth session").
+template <typename F> static double parallelSeconds(int threads, F body) {
+  auto t0 = Clock::now();
+#pragma omp parallel num_threads(threads)
+  body(omp_get_thread_num());
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+#else
 template <typename F> static double parallelSeconds(int threads, F body) {
   std::vector<std::thread> pool;
   auto t0 = Clock::now();
@@ -84,6 +103,7 @@ template <typename F> static double parallelSeconds(int threads, F body) {
     th.join();
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
+#endif
 
 /// One pass of `iters` iterations of fmaKernel on each of `threads` threads.
 static double fmaPassGflops(int threads, long iters) {
