@@ -30,7 +30,7 @@ import run_bench
 
 
 def flushed(call, probe):
-    """`call` after a triad pass (untimed) and the OpenMP workers' spin."""
+    """`call` after a triad pass (untimed, on the kernels' OpenMP threads)."""
     def run():
         probe.lib.posenc_bench_triad_pass(probe.threads, probe.n)
         return call()

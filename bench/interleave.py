@@ -8,7 +8,8 @@ Here both sides of a ratio are measured in one process, call by call:
 - an encoded attention case against plain causal attention of the same
   shape (S, D, H, causal), the denominator of issue 14's targets;
 - a decode case against the roofline probe of bench/peak.cpp (one FMA pass
-  and one triad pass, libposenc_bench_peak.so through ctypes), so each
+  and one triad pass, libposenc_bench_peak.so through ctypes, on the
+  threads of the OpenMP runtime the kernels use, with no idle wait), so each
   decode call has its own bound max(FLOPs / FMA peak, K/V bytes / triad
   bandwidth) measured next to it (issue 11's targets);
 - a Python call that returns its result against the same call writing into
@@ -201,7 +202,8 @@ def commit_measured(root):
 SECTION_TEXT = """Printed by `scripts/bench.sh --interleave --write-docs`: interleaved mode. Each
 encoded attention case runs in one process with plain causal attention of the
 same S, D and H, and each decode case with the roofline probe of
-`posenc-bench-peak` (one FMA pass and one triad pass, each after an untimed one); after one warm-up call of
+`posenc-bench-peak` (one FMA pass and one triad pass, each after an untimed one,
+on the kernels' OpenMP threads); after one warm-up call of
 each the two sides alternate call by call (A B, B A, ...), so load on the host
 reaches both sides of each pair; each `rope-*-call` case alternates its call
 returning the result with the same call writing into the caller's array (`out=`).
