@@ -47,6 +47,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.scoreDimsOnLanes = options.attentionScoreDimsOnLanes;
     decomposeOptions.widenKeys = options.attentionWidenKeys;
     decomposeOptions.rows16KeyTile = options.attentionRows16KeyTile;
+    decomposeOptions.rows4KeyTile = options.attentionRows4KeyTile;
     decomposeOptions.spreadPrefetches = options.attentionSpreadPrefetches;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.

@@ -7,6 +7,7 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-prefetch-tiles=0" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPREFETCH
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-widen-keys=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWIDEN
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS16
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=32" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS4
 // RUN: posenc-opt %s --posenc-cpu-pipeline="reference=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=REF
 // RUN: posenc-opt %s --posenc-cpu-pipeline="rope-block-rows=4" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROPE
 // RUN: posenc-opt %s --posenc-cpu-pipeline="fast-rope=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOROPE
@@ -29,7 +30,7 @@
 // SIGN: error: posenc-target-features: feature 'avx2' must start with '+' or '-'
 
 // FUSED: posenc-fuse-attention
-// FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
 // FUSED: posenc-spread-decode-prefetches
@@ -37,11 +38,12 @@
 // FUSED: posenc-lower-attention-vectors
 // FUSED: convert-openmp-to-llvm
 
-// TILES: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=16 prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=128 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// TILES: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=16 prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=128 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // NOPREFETCH: posenc-decompose-attention{{.*}} prefetch-tiles=0
 // NOWIDEN: posenc-decompose-attention{{.*}} widen-keys=false}
 // ROWS16: posenc-decompose-attention{{.*}} rows16-key-tile=0 
-// SPLITK: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// ROWS4: posenc-decompose-attention{{.*}} rows4-key-tile=32 
+// SPLITK: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 
 // Standalone RoPE: --posenc-lower-rope runs before the reference lowering
 // unless fast-rope=false; rope-block-rows reaches it.

@@ -147,6 +147,9 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "Vector layout, decode tiles of 16 rows (Sq = 4 with 4 packed "
            "query heads, Sq = 16 MHA): key/value rows per tile instead of "
            "key-tile (0: key-tile)">,
+    Option<"rows4KeyTile", "rows4-key-tile", "int64_t", /*default=*/"16",
+           "Vector layout, decode tiles of at most 4 rows (Sq = 1, Sq = 4 "
+           "MHA): key/value rows per tile instead of key-tile (0: key-tile)">,
     Option<"spreadPrefetches", "spread-prefetches", "bool",
            /*default=*/"true",
            "Vector layout, decode schedule: mark each full key step's "

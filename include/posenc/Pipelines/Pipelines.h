@@ -84,6 +84,12 @@ struct PosencCPUPipelineOptions
                      "4, Sq = 16 MHA): key/value rows per attention tile "
                      "(0: attention-key-tile)"),
       llvm::cl::init(128)};
+  Option<int64_t> attentionRows4KeyTile{
+      *this, "attention-rows4-key-tile",
+      llvm::cl::desc("Fused path, decode tiles of at most 4 rows (Sq = 1, "
+                     "Sq = 4 MHA): key/value rows per attention tile (0: "
+                     "attention-key-tile)"),
+      llvm::cl::init(16)};
   Option<bool> attentionSpreadPrefetches{
       *this, "attention-spread-prefetches",
       llvm::cl::desc("Fused path, decode schedule: spread each key step's "

@@ -274,6 +274,13 @@ constexpr int64_t kMaxNarrowDecodeRows = 16;
 /// The decode tiles that take DecomposeAttentionOptions::rows16KeyTile.
 constexpr int64_t kRows16 = 16;
 
+/// Decode tiles of at most this many rows take
+/// DecomposeAttentionOptions::rows4KeyTile: 16-key steps measured 0.78-0.96x
+/// the time of 64-key steps for Sq = 1 (GQA 32/8 and MHA) and Sq = 4 MHA
+/// with the caches flushed, 256-bit tiles 0.70-0.93x but GQA f32 1.03x
+/// (docs/pipelines.md, "Short key steps for narrow decode tiles").
+constexpr int64_t kMaxRows4 = 4;
+
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's
 /// limit), and the fewest keys of a decode key tile.
 constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
@@ -355,9 +362,12 @@ chooseDecodeSchedule(const AttentionInfo &info,
   }
   int64_t keyTile = o.keyTile;
   // Tiles of 16 rows: longer key steps (docs/pipelines.md, "Tiles of 16
-  // rows"); other tiles keep key-tile.
+  // rows"); tiles of at most 4 rows: shorter ones (kMaxRows4); other tiles
+  // keep key-tile.
   if (!generic && packed * rows == kRows16 && o.rows16KeyTile > 0)
     keyTile = o.rows16KeyTile;
+  else if (!generic && packed * rows <= kMaxRows4 && o.rows4KeyTile > 0)
+    keyTile = o.rows4KeyTile;
   if (generic && !fitGenericDecodeTile(info, rows, packed, keyTile))
     return std::nullopt;
   AttentionSchedule schedule{packed * rows, keyTile, !generic};
@@ -534,6 +544,11 @@ struct PosencDecomposeAttentionPass
           << int64_t(rows16KeyTile) << ") must be >= 0 (0: key-tile)";
       return signalPassFailure();
     }
+    if (rows4KeyTile < 0) {
+      getOperation()->emitError("posenc-decompose-attention: rows4-key-tile (")
+          << int64_t(rows4KeyTile) << ") must be >= 0 (0: key-tile)";
+      return signalPassFailure();
+    }
     if (prefetchTiles < 0) {
       getOperation()->emitError("posenc-decompose-attention: prefetch-tiles (")
           << int64_t(prefetchTiles) << ") must be >= 0";
@@ -565,6 +580,7 @@ struct PosencDecomposeAttentionPass
     options.scoreDimsOnLanes = scoreDimsOnLanes;
     options.widenKeys = widenKeys;
     options.rows16KeyTile = rows16KeyTile;
+    options.rows4KeyTile = rows4KeyTile;
     options.spreadPrefetches = spreadPrefetches;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);

@@ -1,9 +1,9 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefixes=CHECK,V512
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=256 spread-prefetches=0" | FileCheck %s --check-prefixes=CHECK,V256
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=8 vector-bits=512 prefetch-interleaved=0 spread-prefetches=0" | FileCheck %s --check-prefix=BURST
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512 attention-spread-prefetches=0" | FileCheck %s --check-prefix=LLVM
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=512 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
-// RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256 target-features=-avx512f attention-spread-prefetches=0" | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefixes=CHECK,V512
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=256 spread-prefetches=0" | FileCheck %s --check-prefixes=CHECK,V256
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512 prefetch-interleaved=0 spread-prefetches=0" | FileCheck %s --check-prefix=BURST
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=512 attention-spread-prefetches=0" | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=512 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=256 target-features=-avx512f attention-spread-prefetches=0" | FileCheck %s --check-prefix=LLVM
 
 // A decode tile of 4 rows (Sq = 1, GQA 8/2) with f16 K/V and the head dim
 // on the lanes: each full key step issues its prefetches of the next key

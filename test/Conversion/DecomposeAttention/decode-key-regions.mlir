@@ -1,7 +1,7 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512 key-regions=2" | FileCheck %s
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512 key-regions=4 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPF
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=ORDER
-// RUN: not posenc-opt %s --posenc-decompose-attention="vector-layout=1 key-regions=0" 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 key-regions=2" | FileCheck %s
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 key-regions=4 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPF
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=ORDER
+// RUN: not posenc-opt %s --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 key-regions=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The decode schedule's full key tiles visited over R regions of the
 // task's keys (KeyRegions.cpp): n = R q + r full tiles; step j < R q visits

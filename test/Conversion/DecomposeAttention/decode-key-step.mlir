@@ -1,6 +1,6 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-interleaved=0" | FileCheck %s --check-prefix=TILES
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=512 attention-prefetch-interleaved=0 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=256 attention-prefetch-interleaved=0 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-interleaved=0" | FileCheck %s --check-prefix=TILES
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=512 attention-prefetch-interleaved=0 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=256 attention-prefetch-interleaved=0 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
 // rows16-key-tile=0: the 16-row tiles below keep the 64-key step these
 // checks were written for (decode-rows16-key-tile.mlir checks the default).
 

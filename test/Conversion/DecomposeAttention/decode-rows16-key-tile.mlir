@@ -5,7 +5,8 @@
 
 // Decode tiles of 16 rows (here Sq = 4 with GQA 8/2) take 128 keys per key
 // step (rows16-key-tile, docs/pipelines.md "Tiles of 16 rows"); tiles of 4
-// and 64 rows keep key-tile (64). S^T = K~ Q~^T is [128 keys x 16 rows],
+// rows take rows4-key-tile (16, decode-rows4-key-tile.mlir), tiles of 64
+// rows keep key-tile (64). S^T = K~ Q~^T is [128 keys x 16 rows],
 // P V reads P^T [128 x 16] and V [128 x Dv].
 // CHECK-LABEL: func.func @decode_q4_f32
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 iter_args
@@ -36,9 +37,10 @@ func.func @decode_q4_f16(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x300x128xf16>,
   return %o : tensor<1x8x4x128xf32>
 }
 
-// Tiles of 4 rows (Sq = 1) and 64 rows (Sq = 16 with GQA 4) keep key-tile.
+// Tiles of 4 rows (Sq = 1) take rows4-key-tile (16); tiles of 64 rows
+// (Sq = 16 with GQA 4) keep key-tile.
 // CHECK-LABEL: func.func @decode_q1
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 iter_args
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16 iter_args
 func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x300x128xf32>, %v: tensor<1x2x300x128xf32>) -> tensor<1x8x1x128xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x128xf32>, tensor<1x2x300x128xf32>, tensor<1x2x300x128xf32> -> tensor<1x8x1x128xf32>
   return %o : tensor<1x8x1x128xf32>

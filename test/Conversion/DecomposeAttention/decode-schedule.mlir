@@ -1,20 +1,20 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=256 score-dims-on-lanes=0" | FileCheck %s
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefix=ROWS16
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=1 split-k-max-keys=100" | FileCheck %s --check-prefix=MAXKEYS
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512 score-dims-on-lanes=0" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefixes=DIMS,DIMS16
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=256" | FileCheck %s --check-prefixes=DIMS,DIMS8
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=DIMSHALF
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE16
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE8
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=512 attention-score-dims-on-lanes=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1" | FileCheck %s --check-prefix=THREADS
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=2 prefetch-interleaved=0" | FileCheck %s --check-prefix=PREFETCH
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPREFETCH
-// RUN: not posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 prefetch-tiles=-1" 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=256" | FileCheck %s --check-prefix=LLVM
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=512" | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=256 score-dims-on-lanes=0" | FileCheck %s
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefix=ROWS16
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=1 split-k-max-keys=100" | FileCheck %s --check-prefix=MAXKEYS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 query-tile=64" | FileCheck %s --check-prefix=FIXED
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512 score-dims-on-lanes=0" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=HALF
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512" | FileCheck %s --check-prefixes=DIMS,DIMS16
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=256" | FileCheck %s --check-prefixes=DIMS,DIMS8
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 vector-bits=512" --posenc-vectorize-attention-tiles="vector-bits=512" | FileCheck %s --check-prefix=DIMSHALF
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=512" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE16
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE8
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=512 attention-score-dims-on-lanes=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1" | FileCheck %s --check-prefix=THREADS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=2 prefetch-interleaved=0" | FileCheck %s --check-prefix=PREFETCH
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPREFETCH
+// RUN: not posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 prefetch-tiles=-1" 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=256" | FileCheck %s --check-prefix=LLVM
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=512" | FileCheck %s --check-prefix=LLVM
 // rows16-key-tile=0: the 16-row tiles below keep the 64-key step these
 // checks were written for (decode-rows16-key-tile.mlir checks the default).
 
