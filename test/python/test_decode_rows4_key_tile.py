@@ -91,3 +91,14 @@ def test_step_in_ir(sq, hq, hkv, step):
         steps = {int(s) for s in re.findall(
             r"scf\.for %\S+ = %\S+ to %\S+ step %c(\d+) iter_args", lowered)}
         assert steps == {want}, (options, steps)
+
+
+@pytest.mark.parametrize("step", [1, 7, 8])
+@pytest.mark.parametrize("sq,hq,hkv", [(1, 32, 8), (1, 4, 4)])
+def test_rows4_steps_below_a_lane_block(sq, hq, hkv, step):
+    """Steps that are no whole block of 16 keys (the score contraction with
+    the head dim on the lanes needs one): the decomposition falls back to
+    the contraction that transposes K, and computes the same attention."""
+    ir, args, want = half_kv_case(hq, hkv, sq, 300, 128, "f16", seed=step)
+    check(ir, args, want, f"attention-rows4-key-tile={step}",
+          f"step {step} Sq={sq} {hq}/{hkv}")

@@ -275,10 +275,11 @@ constexpr int64_t kMaxNarrowDecodeRows = 16;
 constexpr int64_t kRows16 = 16;
 
 /// Decode tiles of at most this many rows take
-/// DecomposeAttentionOptions::rows4KeyTile: 16-key steps measured 0.78-0.96x
+/// DecomposeAttentionOptions::rows4KeyTile: 16-key steps measured 0.78-0.95x
 /// the time of 64-key steps for Sq = 1 (GQA 32/8 and MHA) and Sq = 4 MHA
-/// with the caches flushed, 256-bit tiles 0.70-0.93x but GQA f32 1.03x
-/// (docs/pipelines.md, "Short key steps for narrow decode tiles").
+/// with the caches flushed (one case level), 256-bit tiles 0.70-0.93x but
+/// GQA f32 1.03x (docs/pipelines.md, "Short key steps for narrow decode
+/// tiles").
 constexpr int64_t kMaxRows4 = 4;
 
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's

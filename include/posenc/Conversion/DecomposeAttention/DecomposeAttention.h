@@ -65,8 +65,9 @@ struct DecomposeAttentionOptions {
   /// per-step softmax and rescale of the accumulator run half as often.
   int64_t rows16KeyTile = 128;
   /// Vector layout, decode tiles of at most 4 rows: key/value rows per tile
-  /// in place of `keyTile` (0: keyTile). Shorter key steps: the next
-  /// tile's prefetched rows are still in L1 when the step after reads them.
+  /// in place of `keyTile` (0: keyTile). Shorter key steps measured faster
+  /// there: likely because the next tile's prefetched rows are still in L1
+  /// when the step after reads them.
   int64_t rows4KeyTile = 16;
   /// Mark the decode key steps' prefetch bursts for
   /// --posenc-spread-decode-prefetches.
