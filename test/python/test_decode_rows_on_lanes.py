@@ -1,10 +1,10 @@
 """Execution tests of the decode tiles of 16 rows (Sq = 4 with GQA 4, Sq = 16
 MHA, Sq = 8 with GQA 2), which hold the scores with the rows on the vector
-lanes (docs/pipelines.md, "Tiles of 16 rows") with f32 K at 512 bits and
-with every K type at 256 bits (f16/bf16 K at 512 bits keep the keys on the
-lanes, checked here too): S^T = K~ Q~^T in [16 keys x 16 rows] register
-tiles (8 x 8 at 256 bits), f16/bf16 K converted to f32 one register tile
-at a time, P V reading V converted once per key tile.
+lanes (docs/pipelines.md, "Tiles of 16 rows") with every K type and
+vector width: S^T = K~ Q~^T in [16 keys x 16 rows] register tiles (8 x 8
+at 256 bits), f16/bf16 K converted to f32 once per key tile at 512 bits
+(one register tile at a time at 256 bits, and at 512 bits with
+attention-widen-keys=false), P V reading V converted once per key tile.
 
 Every case runs `posenc-cpu-pipeline` on seeded inputs at vector-bits=512
 and at 256 (AVX2 code, target-features=-avx512f) and compares with the
@@ -97,3 +97,18 @@ def test_sixteen_row_key_tiles_kv_lengths(elem, tile):
         f"vector-bits=512 attention-split-k-max-keys=128 {tile}"))
     assert_close(compiled(*args), want, ATOL, RTOL,
                  f"kv_lengths {elem} Sq=4 32/8 ({tile})")
+
+
+@pytest.mark.parametrize("elem", ["f16", "bf16"])
+@pytest.mark.parametrize("sq,hq,hkv,sk,causal", [(4, 32, 8, 1000, True),
+                                                 (16, 4, 4, 700, False)])
+def test_sixteen_row_keys_per_register_tile(sq, hq, hkv, sk, causal, elem):
+    """attention-widen-keys=false at 512 bits: f16/bf16 K converted per
+    [16 keys x D] register tile of the score contraction instead of once
+    per key tile; partial last tiles."""
+    ir, args, want = half_kv_case(hq, hkv, sq, sk, 128, elem, causal=causal,
+                                  seed=sq + sk + 1)
+    compiled = posenc.compile(ir, pipeline=pipeline(
+        "vector-bits=512 attention-widen-keys=false"))
+    assert_close(compiled(*args), want, ATOL, RTOL,
+                 f"{elem} Sq={sq} {hq}/{hkv} Sk={sk} (widen-keys off)")

@@ -141,8 +141,10 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "score's lanes once (false: K transposed in registers)">,
     Option<"widenKeys", "widen-keys", "bool", /*default=*/"true",
            "Vector layout, decode tiles of more than 16 rows with the rows "
-           "on the lanes: f16/bf16 K converted to f32 once per key tile "
-           "(false: per element the score contraction broadcasts)">,
+           "on the lanes, and of 16 rows with 512-bit vectors: f16/bf16 K "
+           "converted to f32 once per key tile (false: per element the "
+           "score contraction broadcasts, per register tile of 16 keys for "
+           "tiles of at most 16 rows)">,
     Option<"rows16KeyTile", "rows16-key-tile", "int64_t", /*default=*/"128",
            "Vector layout, decode tiles of 16 rows (Sq = 4 with 4 packed "
            "query heads, Sq = 16 MHA): key/value rows per tile instead of "

@@ -75,8 +75,10 @@ struct PosencCPUPipelineOptions
   Option<bool> attentionWidenKeys{
       *this, "attention-widen-keys",
       llvm::cl::desc("Fused path, decode tiles of more than 16 rows (the "
-                     "rows on the lanes): f16/bf16 K converted to f32 once "
-                     "per key tile (false: per broadcast element)"),
+                     "rows on the lanes), and of 16 rows with 512-bit "
+                     "vectors: f16/bf16 K converted to f32 once per key "
+                     "tile (false: per broadcast element, per register "
+                     "tile of 16 keys for 16 rows)"),
       llvm::cl::init(true)};
   Option<int64_t> attentionRows16KeyTile{
       *this, "attention-rows16-key-tile",

@@ -208,22 +208,19 @@ constexpr int64_t kMaxScoreDimRows = 4;
 
 /// Whether a decode tile of `rows` rows puts the keys on the vector lanes:
 /// when its rows fit one f32 vector, except a tile of more than
-/// kMaxScoreDimRows rows that fills a 512-bit vector's lanes (16 rows)
-/// with f32 K (`halfKeys` false). Measured (docs/bench-cpu.md, Sk = 16384,
-/// GQA 32/8): with 512-bit vectors 32 rows ran slower with the keys on the
-/// lanes; with 256-bit vectors 4 rows faster, 8 and 12 about even, 16
-/// rows slower (the [rows x 16 keys] accumulators outgrow the 16
-/// registers). 16 rows at 512 bits with the rows on the lanes
-/// (docs/pipelines.md, "Tiles of 16 rows"): faster for f32 K, level or
-/// slower for f16/bf16 K, which then needs an f32 copy (a store per 16
-/// FMAs) where the transposing contraction extends K in registers.
-static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits,
-                              bool halfKeys) {
+/// kMaxScoreDimRows rows that fills a 512-bit vector's lanes (16 rows).
+/// Measured (docs/bench-cpu.md, Sk = 16384, GQA 32/8): with 512-bit vectors
+/// 32 rows ran slower with the keys on the lanes; with 256-bit vectors 4
+/// rows faster, 8 and 12 about even, 16 rows slower (the [rows x 16 keys]
+/// accumulators outgrow the 16 registers). 16 rows at 512 bits with the
+/// rows on the lanes (docs/pipelines.md, "Tiles of 16 rows"): faster for
+/// f32 K, and for f16/bf16 K since the key step's prefetches are spread
+/// (K then converted once per key tile, kWidenKeysRows).
+static bool decodeKeysOnLanes(int64_t rows, int64_t vectorBits) {
   int64_t bits = vectorBits > 0 ? vectorBits : getHostVectorBits();
   if (rows * 32 > bits)
     return false;
-  return rows <= kMaxScoreDimRows || rows * 32 < bits || bits < 512 ||
-         halfKeys;
+  return rows <= kMaxScoreDimRows || rows * 32 < bits || bits < 512;
 }
 
 /// The f32 lanes of the score contraction with the head dim on the lanes
@@ -268,8 +265,17 @@ static bool spreadsPrefetches(const AttentionInfo &info, int64_t rows,
 /// (AttentionSchedule::widenKeys): their score contraction broadcasts each
 /// K element once per 32 rows, so a per-element conversion costs a scalar
 /// conversion and a register broadcast per two FMAs (docs/pipelines.md,
-/// "The 64-row decode tile"). Smaller tiles keep their own measured paths.
+/// "The 64-row decode tile"). Smaller tiles keep their own measured paths,
+/// except kWidenKeysRows.
 constexpr int64_t kMaxNarrowDecodeRows = 16;
+
+/// Tiles of this many rows with 512-bit vectors (Sq = 4 GQA 32/8, Sq = 16
+/// MHA) also convert f16/bf16 K once per key tile: with the prefetches
+/// spread over the key step, 0.85-0.93x the time of the transposing
+/// contraction (keys on the lanes) and of K converted per register tile
+/// (docs/pipelines.md, "Tiles of 16 rows"). 256-bit tiles of 16 rows
+/// keep the conversion per register tile (their prefetches stay a burst).
+constexpr int64_t kWidenKeysRows = 16;
 
 /// The decode tiles that take DecomposeAttentionOptions::rows16KeyTile.
 constexpr int64_t kRows16 = 16;
@@ -377,10 +383,7 @@ chooseDecodeSchedule(const AttentionInfo &info,
   schedule.splitTasks = o.splitKTasks;
   schedule.splitMaxKeys = o.splitKMaxKeys;
   if (!generic) {
-    bool halfKeys = cast<RankedTensorType>(info.k.getType()).getElementType() !=
-                    info.c;
-    schedule.keysOnLanes =
-        decodeKeysOnLanes(schedule.queryTile, o.vectorBits, halfKeys);
+    schedule.keysOnLanes = decodeKeysOnLanes(schedule.queryTile, o.vectorBits);
     schedule.prefetchTiles = o.prefetchTiles;
     schedule.narrowRowsOnLanes =
         !schedule.keysOnLanes && schedule.queryTile <= kMaxDecodeRows;
@@ -391,8 +394,11 @@ chooseDecodeSchedule(const AttentionInfo &info,
         spreadsPrefetches(info, schedule.queryTile, o.vectorBits);
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
-    schedule.widenKeys = o.widenKeys && !schedule.keysOnLanes &&
-                         schedule.queryTile > kMaxNarrowDecodeRows;
+    int64_t bits = o.vectorBits > 0 ? o.vectorBits : getHostVectorBits();
+    schedule.widenKeys =
+        o.widenKeys && !schedule.keysOnLanes &&
+        (schedule.queryTile > kMaxNarrowDecodeRows ||
+         (schedule.queryTile == kWidenKeysRows && bits >= 512));
   }
   schedule.splitCount = o.splitKCount;
   return schedule;

@@ -82,16 +82,18 @@ struct AttentionSchedule {
   /// products reduced once per score; 0: the contraction transposes K in
   /// registers).
   int64_t scoreDimLanes = 0;
-  /// Decode, a tile of at most 16 rows with the rows on the lanes: K is
-  /// converted to the compute type once per key tile and the score
-  /// contraction's register tile spans 16 keys (VectorLayoutTile.cpp).
+  /// Decode, a tile of at most 16 rows with the rows on the lanes: the score
+  /// contraction's register tile spans 16 keys, and f16/bf16 K is converted
+  /// to the compute type per register tile unless widenKeys
+  /// (VectorLayoutTile.cpp).
   bool narrowRowsOnLanes = false;
   /// Decode, vector layout: each full key tile prefetches the K/V rows of
   /// the tile this many tiles ahead (0: none).
   int64_t prefetchTiles = 0;
-  /// Decode, rows on the lanes, more than 16 rows: f16/bf16 K converted to
-  /// the compute type once per key tile (VectorTileBuilder::widenedKeyTile)
-  /// instead of once per broadcast element.
+  /// Decode, rows on the lanes, more than 16 rows (16 with 512-bit
+  /// vectors): f16/bf16 K converted to the compute type once per key tile
+  /// (VectorTileBuilder::widenedKeyTile) instead of once per broadcast
+  /// element (per register tile for 16 rows).
   bool widenKeys = false;
   /// Decode, scoreDimLanes, half-precision K: the prefetches of a key step
   /// interleaved with its score contraction's register tiles (else one

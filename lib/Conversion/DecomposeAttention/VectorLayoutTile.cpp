@@ -421,19 +421,22 @@ Value VectorTileBuilder::widenedKeyTile(Value kTile) {
   // broadcast (three uops, two on the shuffle port, per two FMAs of a
   // 64-row tile). Converted once per key tile into an f32 tile (L1/L2
   // resident), the broadcasts are loads (docs/pipelines.md, "The 64-row
-  // decode tile"). Tiles of at most 16 rows on the lanes
-  // (narrowRowsOnLanes) convert one [16 keys x D] register tile at a time
-  // instead, fused into the contraction's tiles: a whole f32 K tile next
-  // to V's measured slower there (docs/pipelines.md, "Tiles of 16 rows").
+  // decode tile"); so are 16-row tiles at 512 bits (widenKeys). Other
+  // tiles of at most 16 rows on the lanes (narrowRowsOnLanes: 256-bit
+  // vectors) convert one [16 keys x D] register tile at a time instead,
+  // fused into the contraction's tiles (docs/pipelines.md, "Tiles of 16
+  // rows").
   auto type = cast<RankedTensorType>(kTile.getType());
   if (type.getElementType() == c || !type.hasStaticShape())
     return kTile;
+  if (widenKeys)
+    return convertedTile(kTile);
   if (narrowRowsOnLanes) {
     Value wide = convertedTile(kTile);
     wide.getDefiningOp()->setAttr(kFuseIntoTilesAttr, b.getUnitAttr());
     return wide;
   }
-  return widenKeys ? convertedTile(kTile) : kTile;
+  return kTile;
 }
 
 Value VectorTileBuilder::convertedTile(Value tile) {

@@ -63,25 +63,30 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
   return %o : tensor<1x8x1x128xf32>
 }
 
-// Sq = 4: 16 rows, f16 K (keys on the lanes at 512 bits), P V in eight
-// passes of [4 x 64]: V widened to f32 once per key tile, and P V reads
-// the widened tile.
+// Sq = 4: 16 rows, f16 K/V (the rows on the lanes), P V in eight passes
+// of [8 x 32]: K and V widened to f32 once per key tile, the score loop
+// reads the widened K and P V the widened V.
+// TILES: %[[KW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
 // TILES: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
-// TILES: ins(%{{.*}}, %[[VW]] : tensor<16x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 4, 64, 1>, posenc.vector_tile_fuse_init}
+// TILES: ins(%[[KW]], %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
+// TILES: ins(%{{.*}}, %[[VW]] : tensor<64x16xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
 
 // LOOPS-LABEL: func.func @decode_q4
 // LOOPS: omp.loop_nest
-// LOOPS: %[[VW:.*]] = memref.alloc() {{.*}} : memref<64x128xf32>
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // LOOPS-NOT: memref.alloc
 // LOOPS: arith.extf %{{.*}} : vector<1x128xf16> to vector<1x128xf32>
-// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[VW]]
+// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[KW:[a-z_0-9]+]][
+// LOOPS: arith.extf %{{.*}} : vector<1x128xf16> to vector<1x128xf32>
+// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[VW:[a-z_0-9]+]][
 // LOOPS-NOT: memref.alloc
-// LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c64 {
+// LOOPS: scf.for {{.*}} iter_args({{.*}}) -> (vector<16x16xf32>) {
+// LOOPS-NEXT: vector.transfer_read %[[KW]]{{.*}} : memref<64x128xf32>, vector<16x1xf32>
+// LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c32 {
 // LOOPS-NOT: memref.alloc
 // LOOPS-NOT: %arg2
-// LOOPS: vector.transfer_read %[[VW]]{{.*}} : memref<64x128xf32>, vector<1x64xf32>
-// LOOPS: scf.yield %{{.*}} : vector<4x64xf32>
+// LOOPS: vector.transfer_read %[[VW]]{{.*}} : memref<64x128xf32>, vector<1x32xf32>
+// LOOPS: scf.yield %{{.*}} : vector<8x32xf32>
 
 // At 256 bits the register tiles halve ([2 x 32]): the same structure.
 // LOOPS256-LABEL: func.func @decode_q1

@@ -57,8 +57,9 @@ struct DecomposeAttentionOptions {
   /// score) instead of transposing K in registers.
   bool scoreDimsOnLanes = true;
   /// Vector layout, decode tiles of more than 16 rows with the rows on the
-  /// lanes: f16/bf16 K converted to f32 once per key tile rather than per
-  /// element the score contraction broadcasts.
+  /// lanes, and of 16 rows with 512-bit vectors: f16/bf16 K converted to
+  /// f32 once per key tile rather than per element the score contraction
+  /// broadcasts (per register tile for 16 rows).
   bool widenKeys = true;
   /// Vector layout, decode tiles of 16 rows: key/value rows per tile in
   /// place of `keyTile` (0: keyTile). Fewer, longer key steps: the
