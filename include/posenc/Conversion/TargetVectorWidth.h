@@ -30,6 +30,10 @@ int64_t getVectorBitsForFeatures(llvm::StringRef features);
 /// getVectorBitsForFeatures(getHostCPUFeatures()).
 int64_t getHostVectorBits();
 
+/// A pass option's vector width: `requested` when positive, else the
+/// host's (getHostVectorBits).
+int64_t resolveVectorBits(int64_t requested);
+
 /// The module attribute (a string of LLVM target features) that the CPU
 /// pipeline sets when its `target-features` option is given; the C API's
 /// JIT applies it on top of the host CPU's features.

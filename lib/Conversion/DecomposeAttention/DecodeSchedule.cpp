@@ -1,7 +1,7 @@
 //===- DecodeSchedule.cpp - the decode schedule of fused attention --------===//
 //
 // The schedule of posenc.fused_attention for a few query rows against many
-// keys (decode, speculative decoding; DecomposeAttention.cpp chooses it for
+// keys (decode, speculative decoding; ChooseDecodeSchedule.cpp chooses it for
 // Sq <= 16), flash-decoding style:
 //
 //   scf.forall (lead dims, heads / P, split) shared_outs(M, L, ACC) {

@@ -59,6 +59,10 @@ int64_t posenc::getHostVectorBits() {
   return getVectorBitsForFeatures(getHostCPUFeatures());
 }
 
+int64_t posenc::resolveVectorBits(int64_t requested) {
+  return requested > 0 ? requested : getHostVectorBits();
+}
+
 namespace {
 struct PosencTargetFeaturesPass
     : posenc::impl::PosencTargetFeaturesPassBase<PosencTargetFeaturesPass> {

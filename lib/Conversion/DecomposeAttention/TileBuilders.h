@@ -26,6 +26,7 @@
 #include <optional>
 
 namespace posenc {
+struct DecomposeAttentionOptions;
 namespace decompose {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
@@ -58,7 +59,7 @@ struct AttentionInfo {
 };
 
 /// The tile sizes and layout of the decomposition (DecomposeAttention.cpp
-/// chooses them; the layouts build one task's body with them).
+/// and ChooseDecodeSchedule.cpp choose them; the layouts build one task's body with them).
 struct AttentionSchedule {
   /// Query rows per task and key/value rows per key-loop iteration.
   int64_t queryTile, keyTile;
@@ -108,6 +109,20 @@ struct AttentionSchedule {
 
   bool isDecode() const { return rowsPerHead > 0; }
 };
+
+/// The most query rows per head of the decode schedule, and the most rows
+/// of a packed decode tile.
+inline constexpr int64_t kMaxDecodeRows = 16, kMaxDecodeTileRows = 128;
+/// Query rows per tile of the prefill schedule when none is given: the
+/// vector layout's 64 (fastest of 32/64/128 on the AVX-512 host,
+/// docs/bench-cpu.md), the generic layout's 32.
+inline constexpr int64_t kPrefillQueryTile = 64, kGenericQueryTile = 32;
+
+/// The decode schedule of `info` under `options`, or none (the prefill
+/// schedule); ChooseDecodeSchedule.cpp.
+std::optional<AttentionSchedule>
+chooseDecodeSchedule(const AttentionInfo &info,
+                     const DecomposeAttentionOptions &options);
 
 /// One task of the grid: the forall iteration of (lead dims, query tile),
 /// and the sizes every tile of it reads.

@@ -291,8 +291,7 @@ struct PosencVectorizeAttentionTilesPass
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     MLIRContext *ctx = &getContext();
-    int64_t bits =
-        vectorBits > 0 ? int64_t(vectorBits) : posenc::getHostVectorBits();
+    int64_t bits = posenc::resolveVectorBits(vectorBits);
     SmallVector<linalg::LinalgOp> marked;
     func.walk([&](linalg::LinalgOp op) {
       if (op->hasAttr(kVectorTileAttr))
