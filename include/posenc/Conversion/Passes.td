@@ -251,7 +251,10 @@ def PosencLowerAttentionVectorsPass
   let description = [{
     Runs after bufferization. Hoists accumulator transfers out of the
     register-tile reduction loops (the accumulator then stays in registers),
-    lowers `vector.contract` to outer products (FMAs with a broadcast
+    forwards each tile's initial accumulator (the fused zero fill, the
+    rescaled `P V` accumulator) to its loop in registers and drops the
+    tile stores the loop's result overwrites (upstream
+    `vector::transferOpflowOpt`), lowers `vector.contract` to outer products (FMAs with a broadcast
     operand) or, when a parallel dim indexes both operands (the lanes of
     the decode score contraction with the head dim on the lanes), to
     elementwise FMAs (upstream's `parallelarith` lowering),

@@ -8,7 +8,9 @@
 //    vectorizes the static tiles with upstream linalg::vectorize. Multiply-add
 //    reductions are folded into vector.contract.
 //  * --posenc-lower-attention-vectors (memrefs): hoists the accumulator
-//    transfers out of the reduction loops, lowers contractions to outer
+//    transfers out of the reduction loops, forwards their initial values in
+//    registers (dropping the tile stores that become dead), lowers
+//    contractions to outer
 //    products (one FMA per accumulator row with a broadcast scalar), lowers
 //    reductions across rows to elementwise ops, and replaces f32 exp/sin/cos
 //    with the upstream polynomial approximations so they stay in vectors.
@@ -39,6 +41,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -353,6 +356,17 @@ struct PosencLowerAttentionVectorsPass
     // The accumulator of each register tile stays in registers across its
     // reduction loop.
     linalg::hoistRedundantVectorTransfers(func, /*verifyNonZeroTrip=*/true);
+    // Hoisting leaves each register tile's accumulator as "write the
+    // initial value (the fused zero fill, the rescaled P V accumulator);
+    // read it; loop; write the result" on the tile's buffer. Upstream
+    // store-to-load forwarding hands the initial value to the loop in
+    // registers and drops the write the result overwrites: 16 stores per
+    // [4 x 4 x 16] score tile and the rescale's stores of every P V tile
+    // (docs/pipelines.md, "Dead tile stores"). It reasons about each
+    // buffer's own uses, which is exact for the tiles the decomposition
+    // allocates; the caller's buffers are only read, or written once.
+    IRRewriter flowRewriter(ctx);
+    vector::transferOpflowOpt(flowRewriter, func);
 
     // Contractions whose lanes are a dim of both operands: elementwise FMAs.
     SmallVector<Operation *> laneParallel;

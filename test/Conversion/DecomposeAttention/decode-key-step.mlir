@@ -28,28 +28,30 @@
 // TILES-LABEL: func.func @decode_q4
 
 // LOOPS-LABEL: func.func @decode_q1
+// The partial products: each [4 x 4 x 16] register tile starts from zeros
+// in registers (its fused zero fill forwarded to the loop over the head
+// dim; no zero-filled buffer, no store of the zeros) and is stored once.
+// LOOPS: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<4x4x16xf32>
 // LOOPS: omp.loop_nest
 // LOOPS: %[[PART:.*]] = memref.alloc() {{.*}} : memref<4x64x16xf32>
 // LOOPS: %[[S:.*]] = memref.alloc() {{.*}} : memref<4x64xf32>
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // LOOPS-NOT: memref.alloc
-// The partial products: zeroed one [4 x 4 x 16] register tile at a time,
-// right before its loop over the head dim (no zero-filled buffer).
-// LOOPS: vector.transfer_write %{{.*}}, %[[PART]][%c0, %[[J:.*]], %c0] {{.*}} : vector<4x4x16xf32>, memref<4x64x16xf32>
-// LOOPS-NEXT: vector.transfer_read %[[PART]][%c0, %[[J]], %c0]
-// LOOPS-NEXT: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x4x16xf32>)
+// LOOPS: scf.for %[[J:.*]] = %c0 to %c64 step %c4 {
+// LOOPS-NEXT: %[[P:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[ZERO]]) -> (vector<4x4x16xf32>)
+// LOOPS-NOT: vector.transfer_write
+// LOOPS: vector.transfer_write %[[P]], %[[PART]][%c0, %[[J]], %c0] {{.*}} : vector<4x4x16xf32>, memref<4x64x16xf32>
 // LOOPS-NOT: memref.alloc
 // LOOPS-NOT: vector.transfer_write {{.*}} vector<1x64xf32>, memref<4x64xf32>
 // LOOPS: vector.transfer_write %{{.*}}, %[[S]]{{.*}} : vector<1x16xf32>, memref<4x64xf32>
 // LOOPS-NOT: memref.alloc
-// P V: each [4 x 64] accumulator tile rescaled, then accumulated over the
-// keys in registers (no store in the key loop).
+// P V: each [4 x 64] accumulator tile read, rescaled in registers (the
+// rescaled tile is not stored and read back) and accumulated over the keys
+// in registers (no store in the key loop), then stored once.
 // LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c64 {
 // LOOPS-NEXT: %[[A:.*]] = vector.transfer_read %[[ACC:.*]][%c0, %[[X]]]
-// LOOPS-NEXT: arith.mulf %{{.*}}, %[[A]] : vector<4x64xf32>
-// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[ACC]][%c0, %[[X]]]
-// LOOPS-NEXT: vector.transfer_read %[[ACC]][%c0, %[[X]]]
-// LOOPS-NEXT: scf.for {{.*}} iter_args({{.*}}) -> (vector<4x64xf32>)
+// LOOPS-NEXT: %[[R:.*]] = arith.mulf %{{.*}}, %[[A]] : vector<4x64xf32>
+// LOOPS-NEXT: scf.for {{.*}} iter_args(%{{.*}} = %[[R]]) -> (vector<4x64xf32>)
 // LOOPS-NOT: memref.alloc
 // LOOPS-NOT: vector.transfer_write
 // LOOPS: vector.transfer_read %arg2{{.*}} : memref<1x2x256x128xf16>, vector<1x64xf16>
