@@ -4,7 +4,8 @@ lanes (docs/pipelines.md, "Tiles of 16 rows") with every K type and
 vector width: S^T = K~ Q~^T in [16 keys x 16 rows] register tiles (8 x 8
 at 256 bits), f16/bf16 K converted to f32 once per key tile at 512 bits
 (one register tile at a time at 256 bits, and at 512 bits with
-attention-widen-keys=false), P V reading V converted once per key tile.
+attention-widen-keys=false), P V converting f16/bf16 V in each of its
+passes at 512 bits and reading V converted once per key tile at 256.
 
 Every case runs `posenc-cpu-pipeline` on seeded inputs at vector-bits=512
 and at 256 (AVX2 code, target-features=-avx512f) and compares with the

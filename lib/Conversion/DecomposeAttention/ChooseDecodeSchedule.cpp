@@ -98,6 +98,15 @@ constexpr int64_t kMaxNarrowDecodeRows = 16;
 /// register tile (their prefetches stay a burst; not measured against it).
 constexpr int64_t kWidenKeysRows = 16;
 
+/// f16/bf16 V is converted once per key tile (AttentionSchedule::
+/// widenValues) only with vectors narrower than this: at 512 bits the P V
+/// register tiles of 16 and 64 rows convert V in each of their passes
+/// (vcvtph2ps and the bf16 shift run beside the FMAs), 0.91-0.95x the time
+/// of storing an f32 V tile and reading it back (GQA Sq = 4 and 16, MHA
+/// Sq = 16, f16/bf16; docs/pipelines.md, "V converted in each pass at 512
+/// bits"); 256-bit code measured level (0.996-1.005) and keeps the f32 tile.
+constexpr int64_t kConvertValuesPerPassBits = 512;
+
 /// The decode tiles that take DecomposeAttentionOptions::rows16KeyTile.
 constexpr int64_t kRows16 = 16;
 
@@ -220,6 +229,7 @@ posenc::decompose::chooseDecodeSchedule(const AttentionInfo &info,
         o.widenKeys && !schedule.keysOnLanes &&
         (schedule.queryTile > kMaxNarrowDecodeRows ||
          (schedule.queryTile == kWidenKeysRows && bits >= 512));
+    schedule.widenValues = bits < kConvertValuesPerPassBits;
   }
   schedule.splitCount = o.splitKCount;
   return schedule;

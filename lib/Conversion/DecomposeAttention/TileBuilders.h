@@ -96,6 +96,11 @@ struct AttentionSchedule {
   /// (VectorTileBuilder::widenedKeyTile) instead of once per broadcast
   /// element (per register tile for 16 rows).
   bool widenKeys = false;
+  /// Decode, f16/bf16 V that P V's register tiles pass over more than
+  /// twice: V converted to the compute type once per key tile into an f32
+  /// tile (VectorTileBuilder::widenedValueTile) instead of in each pass.
+  /// Only with vectors narrower than 512 bits (ChooseDecodeSchedule.cpp).
+  bool widenValues = false;
   /// Decode, scoreDimLanes, half-precision K: the prefetches of a key step
   /// interleaved with its score contraction's register tiles (else one
   /// burst first).

@@ -400,12 +400,12 @@ SmallVector<int64_t, 2> VectorTileBuilder::valueRegisterTile() const {
 
 Value VectorTileBuilder::widenedValueTile(Value vTile) {
   // Decode with half-precision V whose P V register tiles pass over each V
-  // row more than twice (16 rows and more at 512 bits, every tile at 256
-  // bits): V converted once per key tile into an f32 tile (L1-resident)
-  // rather than once per pass. One or two passes (4 rows at 512 bits)
-  // convert no more than this would, and store nothing.
+  // row more than twice, with vectors narrower than 512 bits (every tile at
+  // 256 bits; AttentionSchedule::widenValues): V converted once per key
+  // tile into an f32 tile (L1-resident) rather than once per pass. One or
+  // two passes convert no more than this would, and store nothing.
   auto type = cast<RankedTensorType>(vTile.getType());
-  if (!rowsPerHead || type.getElementType() == c ||
+  if (!widenValues || !rowsPerHead || type.getElementType() == c ||
       ShapedType::isDynamic(dvStatic) || info.relValue)
     return vTile;
   SmallVector<int64_t, 2> tile = valueRegisterTile();

@@ -38,6 +38,7 @@ public:
         scoreDimLanes(schedule.scoreDimLanes),
         narrowRowsOnLanes(schedule.narrowRowsOnLanes),
         prefetchTiles(schedule.prefetchTiles), widenKeys(schedule.widenKeys),
+        widenValues(schedule.widenValues),
         prefetchInterleaved(schedule.prefetchInterleaved),
         keyRegions(schedule.keyRegions),
         spreadPrefetches(schedule.spreadPrefetches) {}
@@ -280,6 +281,8 @@ private:
   int64_t prefetchTiles;
   /// Decode: f16/bf16 K converted to the compute type once per key tile.
   bool widenKeys;
+  /// Decode: AttentionSchedule::widenValues.
+  bool widenValues;
   /// Decode, scoreDimLanes: the prefetches interleaved with the score
   /// contraction's register tiles (scoresInterleavingPrefetches).
   bool prefetchInterleaved;

@@ -362,9 +362,10 @@ struct PosencLowerAttentionVectorsPass
     // store-to-load forwarding hands the initial value to the loop in
     // registers and drops the write the result overwrites: 16 stores per
     // [4 x 4 x 16] score tile and the rescale's stores of every P V tile
-    // (docs/pipelines.md, "Dead tile stores"). It reasons about each
-    // buffer's own uses, which is exact for the tiles the decomposition
-    // allocates; the caller's buffers are only read, or written once.
+    // (docs/pipelines.md, "The key step's buffers and `P V`"). It reasons
+    // about each buffer's own uses, which is exact for the tiles the
+    // decomposition allocates; the caller's buffers are only read, or
+    // written once.
     IRRewriter flowRewriter(ctx);
     vector::transferOpflowOpt(flowRewriter, func);
 

@@ -11,7 +11,8 @@
 // tile at a time, right before that tile's reduction loop (the
 // contraction's destination producer fused into its tiles); P V keeps each
 // [4 x 64] accumulator tile in registers across the 64 keys; f16/bf16 V is
-// converted once per key tile when P V passes over V more than twice.
+// converted once per key tile when P V passes over V more than twice with
+// vectors narrower than 512 bits (else in each pass).
 // (The 4-row f16 tile is checked here with its prefetches in one burst;
 // decode-interleaved-prefetch.mlir checks the default, interleaved form.)
 
@@ -66,12 +67,14 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
 }
 
 // Sq = 4: 16 rows, f16 K/V (the rows on the lanes), P V in eight passes
-// of [8 x 32]: K and V widened to f32 once per key tile, the score loop
-// reads the widened K and P V the widened V.
+// of [8 x 32]: K widened to f32 once per key tile, which the score loop
+// reads; at 512 bits P V reads f16 V as stored and converts it in each
+// pass (ChooseDecodeSchedule.cpp, kConvertValuesPerPassBits).
 // TILES: %[[KW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
-// TILES: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
+// TILES-NOT: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
 // TILES: ins(%[[KW]], %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
-// TILES: ins(%{{.*}}, %[[VW]] : tensor<64x16xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
+// TILES-NOT: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<64x128xf16>) outs(%{{.*}} : tensor<16x128xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
 
 // LOOPS-LABEL: func.func @decode_q4
 // LOOPS: omp.loop_nest
@@ -79,15 +82,15 @@ func.func @decode_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x256x128xf16>, %v:
 // LOOPS-NOT: memref.alloc
 // LOOPS: arith.extf %{{.*}} : vector<1x128xf16> to vector<1x128xf32>
 // LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[KW:[a-z_0-9]+]][
-// LOOPS: arith.extf %{{.*}} : vector<1x128xf16> to vector<1x128xf32>
-// LOOPS-NEXT: vector.transfer_write %{{.*}}, %[[VW:[a-z_0-9]+]][
 // LOOPS-NOT: memref.alloc
+// LOOPS-NOT: vector<1x128xf16> to vector<1x128xf32>
 // LOOPS: scf.for {{.*}} iter_args({{.*}}) -> (vector<16x16xf32>) {
 // LOOPS-NEXT: vector.transfer_read %[[KW]]{{.*}} : memref<64x128xf32>, vector<16x1xf32>
+// LOOPS-NOT: vector<1x128xf16> to vector<1x128xf32>
 // LOOPS: scf.for %[[X:.*]] = %c0 to %c128 step %c32 {
 // LOOPS-NOT: memref.alloc
-// LOOPS-NOT: %arg2
-// LOOPS: vector.transfer_read %[[VW]]{{.*}} : memref<64x128xf32>, vector<1x32xf32>
+// LOOPS: %[[VH:.*]] = vector.transfer_read %arg2{{.*}} : memref<1x2x256x128xf16>, vector<1x32xf16>
+// LOOPS-NEXT: arith.extf %[[VH]] : vector<1x32xf16> to vector<1x32xf32>
 // LOOPS: scf.yield %{{.*}} : vector<8x32xf32>
 
 // At 256 bits the register tiles halve ([2 x 32]): the same structure.

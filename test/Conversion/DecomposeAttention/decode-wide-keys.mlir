@@ -1,5 +1,6 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=TILES
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 widen-keys=0" | FileCheck %s --check-prefix=OFF
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows16-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=256" | FileCheck %s --check-prefix=TILES256
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=512 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=0 vector-bits=256 attention-spread-prefetches=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
 // rows16-key-tile=0: the 16-row tiles below keep the 64-key step these
@@ -12,11 +13,19 @@
 // scalar f16 load and conversion. So does the 16-row tile at 512 bits
 // (below); f32 K stays as stored.
 
+// V is not widened at 512 bits: P V converts it in each pass of its
+// register tiles (ChooseDecodeSchedule.cpp, kConvertValuesPerPassBits);
+// 256-bit tiles still convert it once per key tile into an f32 tile.
 // TILES-LABEL: func.func @decode_q16
 // TILES: %[[KW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
-// TILES: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
+// TILES-NOT: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
 // TILES: ins(%[[KW]], %{{.*}} : tensor<64x128xf32>, tensor<128x64xf32>) outs(%{{.*}} : tensor<64x64xf32>) attrs =  {posenc.vector_tile = array<i64: 8, 32, 1>, posenc.vector_tile_fuse_init}
-// TILES: ins(%{{.*}}, %[[VW]] : tensor<64x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<64x128xf32>)
+// TILES-NOT: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x64xf32>, tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// TILES256-LABEL: func.func @decode_q16
+// TILES256: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
+// TILES256: %[[VW:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>}
+// TILES256: ins(%{{.*}}, %[[VW]] : tensor<64x64xf32>, tensor<64x128xf32>) outs(%{{.*}} : tensor<64x128xf32>)
 // The tail key tile (padded rows) likewise.
 // TILES: %[[KT:.*]] = linalg.generic {{.*}} ins(%padded{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
 // TILES: ins(%[[KT]], %{{.*}} : tensor<64x128xf32>, tensor<128x64xf32>) outs(%{{.*}} : tensor<64x64xf32>)
@@ -53,13 +62,15 @@ func.func @decode_q16(%q: tensor<1x8x16x128xf32>, %k: tensor<1x2x256x128xf16>, %
 }
 
 // 16 rows (Sq = 4, GQA 4) at 512 bits: the rows on the lanes (S^T), K
-// converted once per key tile like the 64-row tile's, V too; widen-keys=0
-// converts K per register tile of the contraction instead (fused into its
-// tiles, as 256-bit 16-row tiles do).
+// converted once per key tile like the 64-row tile's, V in each P V pass;
+// widen-keys=0 converts K per register tile of the contraction instead
+// (fused into its tiles, as 256-bit 16-row tiles do).
 // TILES-LABEL: func.func @decode_q4
 // TILES: %[[KW4:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>} {
-// TILES: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// TILES-NOT: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
 // TILES: ins(%[[KW4]], %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>) attrs =  {posenc.vector_tile = array<i64: 16, 16, 1>, posenc.vector_tile_fuse_init}
+// TILES-NOT: ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>)
+// TILES: ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<64x128xf16>) outs(%{{.*}} : tensor<16x128xf32>)
 // OFF-LABEL: func.func @decode_q4
 // OFF: %[[KT4:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64x128xf16>) outs(%{{.*}} : tensor<64x128xf32>) attrs =  {posenc.vector_tile = array<i64: 1, 0>, posenc.vector_tile_fuse_into_tiles}
 // OFF: ins(%[[KT4]], %{{.*}} : tensor<64x128xf32>, tensor<128x16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
