@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "LocalTileForwarding.h"
 #include "TileBuilders.h"
 
 #include "posenc/Conversion/Passes.h"
@@ -41,7 +42,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
-#include "mlir/Dialect/Vector/Transforms/VectorTransforms.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -358,16 +358,11 @@ struct PosencLowerAttentionVectorsPass
     linalg::hoistRedundantVectorTransfers(func, /*verifyNonZeroTrip=*/true);
     // Hoisting leaves each register tile's accumulator as "write the
     // initial value (the fused zero fill, the rescaled P V accumulator);
-    // read it; loop; write the result" on the tile's buffer. Upstream
-    // store-to-load forwarding hands the initial value to the loop in
-    // registers and drops the write the result overwrites: 16 stores per
-    // [4 x 4 x 16] score tile and the rescale's stores of every P V tile
-    // (docs/pipelines.md, "The key step's buffers and `P V`"). It reasons
-    // about each buffer's own uses, which is exact for the tiles the
-    // decomposition allocates; the caller's buffers are only read, or
-    // written once.
-    IRRewriter flowRewriter(ctx);
-    vector::transferOpflowOpt(flowRewriter, func);
+    // read it; loop; write the result" on the tile's buffer: the initial
+    // value goes to the loop in registers and the write the result
+    // overwrites is dropped (16 stores per [4 x 4 x 16] score tile;
+    // LocalTileForwarding.cpp says why not upstream's transferOpflowOpt).
+    posenc::decompose::forwardLocalTileStores(func);
 
     // Contractions whose lanes are a dim of both operands: elementwise FMAs.
     SmallVector<Operation *> laneParallel;
