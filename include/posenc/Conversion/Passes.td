@@ -254,8 +254,8 @@ def PosencLowerAttentionVectorsPass
     forwards each tile's initial accumulator (the fused zero fill, the
     rescaled `P V` accumulator) to its loop in registers and drops the
     tile stores the loop's result overwrites (only on buffers the function
-    allocates and does not let escape), lowers `vector.contract` to outer products (FMAs with a broadcast
-    operand) or, when a parallel dim indexes both operands (the lanes of
+    allocates and does not let escape), lowers `vector.contract` to outer
+    products (FMAs with a broadcast operand) or, when a parallel dim indexes both operands (the lanes of
     the decode score contraction with the head dim on the lanes), to
     elementwise FMAs (upstream's `parallelarith` lowering),
     `vector.multi_reduction` to elementwise ops across lanes (a reduction

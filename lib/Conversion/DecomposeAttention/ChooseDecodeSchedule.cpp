@@ -56,9 +56,8 @@ static int64_t decodeScoreDimLanes(const AttentionInfo &info,
   int64_t d = cast<RankedTensorType>(info.q.getType()).getDimSize(info.n + 1);
   int64_t dk = cast<RankedTensorType>(info.k.getType()).getDimSize(info.n + 1);
   if (!enabled || !schedule.keysOnLanes || lanes < 4 ||
-      schedule.queryTile > kMaxScoreDimRows ||
-      ShapedType::isDynamic(d) || d != dk || d % lanes != 0 ||
-      schedule.keyTile % lanes != 0)
+      schedule.queryTile > kMaxScoreDimRows || ShapedType::isDynamic(d) ||
+      d != dk || d % lanes != 0 || schedule.keyTile % lanes != 0)
     return 0;
   return lanes;
 }
@@ -170,7 +169,7 @@ static bool fitGenericDecodeTile(const AttentionInfo &info, int64_t rows,
 /// are static, as many as fit the tile's rows.
 std::optional<AttentionSchedule>
 posenc::decompose::chooseDecodeSchedule(const AttentionInfo &info,
-                     const DecomposeAttentionOptions &o) {
+                                        const DecomposeAttentionOptions &o) {
   FusedAttentionOp op = info.op;
   bool generic = !o.vectorLayout && o.genericDecode;
   if ((!generic && (!o.vectorLayout || o.queryTile > 0)) || info.relKey ||
@@ -184,16 +183,17 @@ posenc::decompose::chooseDecodeSchedule(const AttentionInfo &info,
     return std::nullopt;
   if (!ShapedType::isDynamic(sq) && (sq < 1 || sq > kMaxDecodeRows))
     return std::nullopt;
-  int64_t maxTileRows = generic ? (o.queryTile > 0 ? o.queryTile
-                                                   : kGenericQueryTile)
-                                : kMaxDecodeTileRows;
+  int64_t maxTileRows =
+      generic ? (o.queryTile > 0 ? o.queryTile : kGenericQueryTile)
+              : kMaxDecodeTileRows;
   int64_t rows = ShapedType::isDynamic(sq) ? kMaxDecodeRows : sq;
   if (rows > maxTileRows)
     return std::nullopt;
   int64_t packed = 1;
   if (info.rank >= 3) {
     int64_t hq = qType.getDimSize(info.n - 1);
-    int64_t hkv = cast<RankedTensorType>(info.k.getType()).getDimSize(info.n - 1);
+    int64_t hkv =
+        cast<RankedTensorType>(info.k.getType()).getDimSize(info.n - 1);
     if (!ShapedType::isDynamic(hq) && !ShapedType::isDynamic(hkv) && hkv > 0)
       packed = divisorAtMost(hq / hkv, maxTileRows / rows);
   }

@@ -21,10 +21,11 @@
 // This file is the schedule: the prefill tile sizes (which decode schedule
 // a shape gets is ChooseDecodeSchedule.cpp), the per-op tables built
 // before the grid, the grid of tasks (the forall over lead dims and query
-// tiles) and the extent of each task's key loop (keyLoopEnd). The body of one task is built by a layout:
-// GenericLayoutTile.cpp (the GPU mapping's) or VectorLayoutTile.cpp (the
-// CPU's), from the pieces of TileBuilders.h, RotaryPrologue.cpp,
-// ShawTerms.cpp, T5Terms.cpp, XlTerms.cpp and DebertaTerms.cpp.
+// tiles) and the extent of each task's key loop (keyLoopEnd). The body of one
+// task is built by a layout: GenericLayoutTile.cpp (the GPU mapping's) or
+// VectorLayoutTile.cpp (the CPU's), from the pieces of TileBuilders.h,
+// RotaryPrologue.cpp, ShawTerms.cpp, T5Terms.cpp, XlTerms.cpp and
+// DebertaTerms.cpp.
 //
 //===----------------------------------------------------------------------===//
 

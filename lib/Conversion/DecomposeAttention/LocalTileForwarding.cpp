@@ -31,8 +31,8 @@ std::optional<llvm::SetVector<Value>> localViews(Operation *alloc) {
   views.insert(alloc->getResult(0));
   for (unsigned i = 0; i < views.size(); ++i) {
     for (Operation *user : views[i].getUsers()) {
-      if (isa<vector::TransferReadOp, vector::TransferWriteOp,
-              memref::LoadOp, memref::StoreOp, memref::DeallocOp>(user))
+      if (isa<vector::TransferReadOp, vector::TransferWriteOp, memref::LoadOp,
+              memref::StoreOp, memref::DeallocOp>(user))
         continue;
       auto view = dyn_cast<ViewLikeOpInterface>(user);
       if (!view || view.getViewSource() != views[i])
@@ -56,8 +56,7 @@ bool touches(Operation *op, const llvm::SetVector<Value> &views) {
 
 /// Whether `op` (a transfer) accesses exactly the elements `write` writes:
 /// same buffer value, indices, vector type and map, no mask, in bounds.
-bool sameElements(VectorTransferOpInterface op,
-                  vector::TransferWriteOp write) {
+bool sameElements(VectorTransferOpInterface op, vector::TransferWriteOp write) {
   auto plain = [](VectorTransferOpInterface t) {
     return !t.getMask() && !t.hasOutOfBoundsDim();
   };

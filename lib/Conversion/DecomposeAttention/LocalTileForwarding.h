@@ -18,9 +18,9 @@ namespace posenc::decompose {
 
 /// Within `root`, for every vector.transfer_write to a buffer allocated in
 /// `root` (memref.alloc/alloca whose every use is a vector transfer, a
-/// load or store, a view of it or its deallocation): transfer_reads of the same elements that
-/// are the next ops of its block to touch the buffer take the written
-/// vector, and the write is erased when the next op of its block that
+/// load or store, a view of it or its deallocation): transfer_reads of the same
+/// elements that are the next ops of its block to touch the buffer take the
+/// written vector, and the write is erased when the next op of its block that
 /// touches the buffer then overwrites the same elements.
 void forwardLocalTileStores(mlir::Operation *root);
 

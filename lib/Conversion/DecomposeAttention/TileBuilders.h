@@ -59,7 +59,8 @@ struct AttentionInfo {
 };
 
 /// The tile sizes and layout of the decomposition (DecomposeAttention.cpp
-/// and ChooseDecodeSchedule.cpp choose them; the layouts build one task's body with them).
+/// and ChooseDecodeSchedule.cpp choose them; the layouts build one task's
+/// body with them).
 struct AttentionSchedule {
   /// Query rows per task and key/value rows per key-loop iteration.
   int64_t queryTile, keyTile;

@@ -96,3 +96,30 @@ func.func @read_between(%v: vector<8xf32>, %w: vector<8xf32>) -> vector<8xf32> {
   memref.dealloc %buf : memref<16xf32>
   return %r : vector<8xf32>
 }
+
+// -----
+
+// Near misses of "the same elements": a write or read that may run out of
+// bounds, a masked write, or a read of another vector type keeps both
+// accesses.
+// CHECK-LABEL: func.func @near_misses
+// CHECK: vector.transfer_write %arg0, %[[B:.*]][%arg2] : vector<8xf32>
+// CHECK-NEXT: %[[R0:.*]] = vector.transfer_read %[[B]][%arg2]
+// CHECK: vector.transfer_write %arg0, %[[B]][%c0], %arg3 {in_bounds = [true]}
+// CHECK-NEXT: %[[R1:.*]] = vector.transfer_read %[[B]][%c0]
+// CHECK: vector.transfer_write %arg0, %[[B]][%c0] {in_bounds = [true]}
+// CHECK-NEXT: %[[R2:.*]] = vector.transfer_read %[[B]][%c0]{{.*}} vector<4xf32>
+// CHECK: return %[[R0]], %[[R1]], %[[R2]]
+func.func @near_misses(%v: vector<8xf32>, %w: vector<8xf32>, %i: index, %m: vector<8xi1>) -> (vector<8xf32>, vector<8xf32>, vector<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 0.0 : f32
+  %buf = memref.alloc() : memref<16xf32>
+  vector.transfer_write %v, %buf[%i] : vector<8xf32>, memref<16xf32>
+  %r0 = vector.transfer_read %buf[%i], %f : memref<16xf32>, vector<8xf32>
+  vector.transfer_write %v, %buf[%c0], %m {in_bounds = [true]} : vector<8xf32>, memref<16xf32>
+  %r1 = vector.transfer_read %buf[%c0], %f {in_bounds = [true]} : memref<16xf32>, vector<8xf32>
+  vector.transfer_write %v, %buf[%c0] {in_bounds = [true]} : vector<8xf32>, memref<16xf32>
+  %r2 = vector.transfer_read %buf[%c0], %f {in_bounds = [true]} : memref<16xf32>, vector<4xf32>
+  memref.dealloc %buf : memref<16xf32>
+  return %r0, %r1, %r2 : vector<8xf32>, vector<8xf32>, vector<4xf32>
+}
