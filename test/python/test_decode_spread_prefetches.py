@@ -40,16 +40,21 @@ def test_spread_prefetches(sk, sq, hq, hkv, elem, options):
 
 
 @pytest.mark.parametrize("sq,hq,hkv,elem,spread", [
-    (4, 32, 8, "f32", True), (1, 32, 8, "f16", True), (1, 8, 8, "f16", True),
-    (1, 8, 8, "f32", False)])
+    (4, 32, 8, "f32", "rows"), (1, 32, 8, "f32", "lines"),
+    (1, 32, 8, "f16", "rows"), (1, 8, 8, "f16", "rows"),
+    (1, 8, 8, "f32", None)])
 def test_spread_where_chosen(sq, hq, hkv, elem, spread):
     """With 512-bit vectors a 1-row tile with f32 K/V keeps the burst, the
-    others spread; with 256-bit vectors every tile keeps it. Spread, the
-    burst's loop bodies (a K row's and a V row's prefetches) are cloned
-    into each of the step's two contraction loops: twice the prefetch ops
-    of the burst form in the lowered IR (both with the interleaved form,
-    which applies where the spread does not, off). The IR for both widths
-    whatever the host; the run at the host's width."""
+    others spread; with 256-bit vectors every tile keeps it. Spread by
+    rows, the burst's loop bodies (a K row's and a V row's prefetches) are
+    cloned into each of the step's two contraction loops: twice the
+    prefetch ops of the burst form in the lowered IR (both with the
+    interleaved form, which applies where the spread does not, off). The
+    4-row f32 tile (GQA Sq = 1) spreads single lines: its 2 x 16 rows of 8
+    lines over 64 contraction iterations, 4 lines an iteration, each a K
+    line's and a V line's prefetch under their bounds, in each of the two
+    loops: 16 prefetch ops, as many as the burst's 2 x 8. The IR for both
+    widths whatever the host; the run at the host's width."""
     ir, args, want = half_kv_case(hq, hkv, sq, 1024, 128, elem, seed=sq)
     check(ir, args, want, ON, f"{elem} Sq={sq} {hq}/{hkv}")
 
@@ -61,9 +66,12 @@ def test_spread_where_chosen(sq, hq, hkv, elem, spread):
         burst = "attention-prefetch-interleaved=0"
         on = prefetches(f"{bits} {ON} {burst}")
         off = prefetches(f"{bits} {OFF} {burst}")
-        spreads = spread and bits == "vector-bits=512"
         assert off > 0
-        assert on == (2 * off if spreads else off), (bits, on, off)
+        if bits == "vector-bits=256" or spread is None:
+            want_on = off
+        else:
+            want_on = 2 * off if spread == "rows" else 2 * 4 * 2
+        assert on == want_on, (bits, on, off)
 
 
 @pytest.mark.parametrize("sq,causal", [(1, True), (4, False), (4, True)])

@@ -117,6 +117,21 @@ constexpr int64_t kRows16 = 16;
 /// tiles").
 constexpr int64_t kMaxRows4 = 4;
 
+/// Whether a tile that spreads its prefetches hands them out a cache line at
+/// a time (AttentionSchedule::spreadLines) rather than a row of K/V at a
+/// time: tiles of at most 4 rows (kMaxRows4) with f32 K, whose rows-at-a-
+/// time spread issued a row's 8 prefetches together every second
+/// contraction iteration; by lines they issue 4 lines per iteration. GQA
+/// Sq = 1 f32 measured 0.94-0.97x the time of rows through the JIT (0.85-
+/// 0.97x in a C driver), MHA Sq = 4 f32 0.98x (0.91x). The 16-row f32 tile
+/// (one line per iteration) measured level to 2 % slower (0.98-1.02x) and
+/// 64-row tiles 1.14x slower; f16/bf16 rows are 4 lines (docs/pipelines.md,
+/// "Prefetches spread over the key step").
+static bool spreadsLines(const AttentionInfo &info, int64_t rows) {
+  auto kType = cast<RankedTensorType>(info.k.getType());
+  return rows <= kMaxRows4 && kType.getElementTypeBitWidth() == 32;
+}
+
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's
 /// limit), and the fewest keys of a decode key tile.
 constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
@@ -222,6 +237,8 @@ posenc::decompose::chooseDecodeSchedule(const AttentionInfo &info,
     schedule.spreadPrefetches =
         o.spreadPrefetches &&
         spreadsPrefetches(info, schedule.queryTile, o.vectorBits);
+    schedule.spreadLines =
+        schedule.spreadPrefetches && spreadsLines(info, schedule.queryTile);
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     int64_t bits = resolveVectorBits(o.vectorBits);

@@ -154,7 +154,6 @@ void VectorTileBuilder::prefetchKeyTile(Value kStart) {
 
 void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
                                         uint32_t locality, int64_t spreadRows) {
-  Value one = indexConst(b, loc, 1);
   for (Value source : {info.k, info.v}) {
     auto type = cast<RankedTensorType>(source.getType());
     int64_t rank = type.getRank(), cols = type.getDimSize(rank - 1);
@@ -169,25 +168,54 @@ void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
     Value buffer = bufferization::ToBufferOp::create(
         b, loc, MemRefType::get(type.getShape(), type.getElementType(), layout),
         source, /*read_only=*/true);
-    int64_t perLine = kCacheLineBits / bits;
     int64_t lines = llvm::divideCeil(cols * bits, kCacheLineBits);
-    auto rows = scf::ForOp::create(
+    bool byLine = spreadRows > 0 && spreadLines;
+    scf::ForOp loop = prefetchLoop(buffer, next, first, end, lines,
+                                   kCacheLineBits / bits, locality, byLine);
+    if (spreadRows > 0)
+      loop->setAttr(
+          kSpreadPrefetchRowsAttr,
+          b.getI64IntegerAttr(byLine ? spreadRows * lines : spreadRows));
+  }
+}
+
+scf::ForOp VectorTileBuilder::prefetchLoop(Value buffer, Value next,
+                                           Value first, Value end,
+                                           int64_t lines, int64_t perLine,
+                                           uint32_t locality, bool byLine) {
+  Value one = indexConst(b, loc, 1);
+  // Prefetches column `col` of row `next + row`.
+  auto prefetch = [&](OpBuilder &b, Location loc, Value at, Value col) {
+    SmallVector<Value> indices(task.kvLead);
+    indices.push_back(at);
+    indices.push_back(col);
+    memref::PrefetchOp::create(b, loc, buffer, indices, /*isWrite=*/false,
+                               /*localityHint=*/locality,
+                               /*isDataCache=*/true);
+  };
+  if (!byLine)
+    return scf::ForOp::create(
         b, loc, first, end, one, ValueRange{},
         [&](OpBuilder &b, Location loc, Value row, ValueRange) {
-          SmallVector<Value> at(task.kvLead);
-          at.push_back(arith::AddIOp::create(b, loc, next, row));
-          at.push_back(zeroIdx);
-          for (int64_t line = 0; line < lines; ++line) {
-            at.back() = indexConst(b, loc, line * perLine);
-            memref::PrefetchOp::create(b, loc, buffer, at, /*isWrite=*/false,
-                                       /*localityHint=*/locality,
-                                       /*isDataCache=*/true);
-          }
+          Value at = arith::AddIOp::create(b, loc, next, row);
+          for (int64_t line = 0; line < lines; ++line)
+            prefetch(b, loc, at, indexConst(b, loc, line * perLine));
           scf::YieldOp::create(b, loc);
         });
-    if (spreadRows > 0)
-      rows->setAttr(kSpreadPrefetchRowsAttr, b.getI64IntegerAttr(spreadRows));
-  }
+  // Units row * lines + line of rows [first, end).
+  Value linesV = indexConst(b, loc, lines);
+  return scf::ForOp::create(
+      b, loc, b.createOrFold<arith::MulIOp>(loc, first, linesV),
+      b.createOrFold<arith::MulIOp>(loc, end, linesV), one, ValueRange{},
+      [&](OpBuilder &b, Location loc, Value unit, ValueRange) {
+        Value row = arith::DivUIOp::create(b, loc, unit, linesV);
+        Value line = arith::RemUIOp::create(b, loc, unit, linesV);
+        Value at = arith::AddIOp::create(b, loc, next, row);
+        prefetch(
+            b, loc, at,
+            arith::MulIOp::create(b, loc, line, indexConst(b, loc, perLine)));
+        scf::YieldOp::create(b, loc);
+      });
 }
 
 void posenc::decompose::insertDecodePartials(OpBuilder &b, Location loc,

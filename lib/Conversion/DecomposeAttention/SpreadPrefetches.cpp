@@ -100,6 +100,10 @@ SmallVector<ContractionNest> contractionNests(Block &body, Operation *last) {
   return nests;
 }
 
+/// The most rows per iteration issued as straight-line code when N is a
+/// multiple of I (more take a loop).
+constexpr int64_t kMaxRowsUnrolled = 8;
+
 /// A marked loop of prefetches over rows, and its rows' place among all the
 /// marked loops of the step: rows [first, first + bound).
 struct Burst {
@@ -138,7 +142,13 @@ void issueRowOf(OpBuilder &b, Location loc, Value u, Burst burst) {
 /// At the start of the nest's innermost body: the iteration's index g in
 /// the step's contraction iterations (`base` + its index in the nest), and
 /// the burst rows [ceil(g N / I), ceil((g + 1) N / I)) of that iteration,
-/// each cloned from its burst's body under its burst's own bound.
+/// each cloned from its burst's body under its burst's own bound. When N is
+/// a multiple of I (a spread of cache lines, AttentionSchedule::
+/// spreadLines, one line per iteration for the 16-row f32 step) each
+/// iteration issues the N / I rows from g N / I, with no division and no
+/// loop. (Testing only the bursts whose rows meet the nest's rows, known
+/// statically, measured 1.03-1.04x slower for the 4-row f16 step and level
+/// for f32: not done.)
 void issueSpreadRows(const ContractionNest &nest, int64_t base,
                      int64_t iterations, ArrayRef<Burst> bursts, int64_t rows) {
   scf::ForOp inner = nest.loops.back();
@@ -157,6 +167,18 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
     g = b.createOrFold<arith::AddIOp>(loc, scaled, index);
   }
   g = b.createOrFold<arith::AddIOp>(loc, g, constant(base));
+  auto issue = [&](OpBuilder &b, Location loc, Value u) {
+    for (const Burst &burst : bursts)
+      issueRowOf(b, loc, u, burst);
+  };
+  if (rows % iterations == 0 && rows / iterations <= kMaxRowsUnrolled) {
+    // k = N / I rows per iteration: [g k, g k + k).
+    int64_t k = rows / iterations;
+    Value from = b.createOrFold<arith::MulIOp>(loc, g, constant(k));
+    for (int64_t r = 0; r < k; ++r)
+      issue(b, loc, b.createOrFold<arith::AddIOp>(loc, from, constant(r)));
+    return;
+  }
   // ceil(x N / I) for x = g and g + 1.
   auto rowAt = [&](Value x) {
     Value scaled = b.createOrFold<arith::MulIOp>(loc, x, constant(rows));
@@ -169,8 +191,7 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
   Value to = rowAt(gNext);
   scf::ForOp::create(b, loc, from, to, constant(1), ValueRange{},
                      [&](OpBuilder &b, Location loc, Value u, ValueRange) {
-                       for (const Burst &burst : bursts)
-                         issueRowOf(b, loc, u, burst);
+                       issue(b, loc, u);
                        scf::YieldOp::create(b, loc);
                      });
 }

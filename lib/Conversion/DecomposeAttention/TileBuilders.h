@@ -112,6 +112,9 @@ struct AttentionSchedule {
   /// Decode, vector layout: the full key steps' prefetch bursts marked for
   /// --posenc-spread-decode-prefetches (prefetchInterleaved stays off).
   bool spreadPrefetches = false;
+  /// Decode, spreadPrefetches: the spread hands out single cache lines of
+  /// K/V (else whole rows, each row's lines together).
+  bool spreadLines = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

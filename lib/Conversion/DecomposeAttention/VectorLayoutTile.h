@@ -41,7 +41,8 @@ public:
         widenValues(schedule.widenValues),
         prefetchInterleaved(schedule.prefetchInterleaved),
         keyRegions(schedule.keyRegions),
-        spreadPrefetches(schedule.spreadPrefetches) {}
+        spreadPrefetches(schedule.spreadPrefetches),
+        spreadLines(schedule.spreadLines) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -107,9 +108,19 @@ private:
   /// Prefetches rows [first, end) of K and V after row `next` (an empty
   /// range when end <= first) with `locality` (3: into L1, 2: into L2).
   /// With `spreadRows` > 0 each loop over the rows is marked with it (a
-  /// static bound on its trip count) for --posenc-spread-decode-prefetches.
+  /// static bound on its trip count) for --posenc-spread-decode-prefetches;
+  /// with spreadLines the marked loop runs over the rows' cache lines
+  /// instead (its bound `spreadRows` times a row's lines).
   void prefetchKeyRows(mlir::Value next, mlir::Value first, mlir::Value end,
                        uint32_t locality, int64_t spreadRows = 0);
+  /// A loop prefetching rows [first, end) after row `next` of `buffer`
+  /// (K or V; rows of `lines` cache lines of `perLine` elements): over the
+  /// rows, each iteration a row's lines, or (`byLine`) over the rows'
+  /// lines, one per iteration.
+  mlir::scf::ForOp prefetchLoop(mlir::Value buffer, mlir::Value next,
+                                mlir::Value first, mlir::Value end,
+                                int64_t lines, int64_t perLine,
+                                uint32_t locality, bool byLine);
 
   //===--- KeyRegions.cpp -------------------------------------------------===//
   /// Whether the full key tiles are visited over keyRegions regions: the
@@ -291,6 +302,8 @@ private:
   /// Decode: the bursts of prefetchKeyTile marked to be spread over the
   /// step's contraction loops (--posenc-spread-decode-prefetches).
   bool spreadPrefetches;
+  /// Decode: AttentionSchedule::spreadLines.
+  bool spreadLines;
   /// The first row of the tile the current full key step prefetches (the
   /// tile prefetchTiles ahead in the visiting order), or null: the tile
   /// prefetchTiles ahead in key order.

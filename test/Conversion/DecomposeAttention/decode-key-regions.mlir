@@ -1,6 +1,6 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 key-regions=2" | FileCheck %s
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 key-regions=4 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPF
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=ORDER
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefix=ORDER
 // RUN: not posenc-opt %s --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 key-regions=0" 2>&1 | FileCheck %s --check-prefix=BAD
 
 // The decode schedule's full key tiles visited over R regions of the
@@ -45,8 +45,13 @@
 // CHECK-NEXT: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[NEXT]] : index
 // CHECK-NEXT: %[[POS:.*]] = arith.maxsi %c0, %[[LEFT]] : index
 // CHECK-NEXT: %[[ROWS:.*]] = arith.minsi %c64, %[[POS]] : index
-// CHECK: scf.for %[[P:.*]] = %c0 to %[[ROWS]] step %c1 {
-// CHECK-NEXT: arith.addi %[[NEXT]], %[[P]] : index
+// Spread a line at a time (f32 rows of two lines): units [0, 2 rows).
+// CHECK: %[[UNITS:.*]] = arith.muli %[[ROWS]], %c2 : index
+// CHECK-NEXT: scf.for %[[P:.*]] = %c0 to %[[UNITS]] step %c1 {
+// CHECK-NEXT: %[[PROW:.*]] = arith.divui %[[P]], %c2 : index
+// CHECK-NEXT: arith.remui %[[P]], %c2 : index
+// CHECK-NEXT: arith.addi %[[NEXT]], %[[PROW]] : index
+// CHECK-NEXT: arith.muli
 // CHECK-NEXT: memref.prefetch
 // CHECK: tensor.extract_slice %arg1[%{{.*}}, %{{.*}}, %[[KS]], 0] [1, 1, 64, 32]
 // CHECK-NEXT: tensor.extract_slice %arg2[%{{.*}}, %{{.*}}, %[[KS]], 0] [1, 1, 64, 32]

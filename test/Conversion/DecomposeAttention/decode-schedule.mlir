@@ -10,7 +10,7 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefixes=TREE,TREE8
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=512 attention-score-dims-on-lanes=0" --mlir-print-ir-after=posenc-lower-attention-vectors --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRANSPOSE
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1" | FileCheck %s --check-prefix=THREADS
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=2 prefetch-interleaved=0" | FileCheck %s --check-prefix=PREFETCH
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=2 prefetch-interleaved=0 spread-prefetches=0" | FileCheck %s --check-prefix=PREFETCH
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 split-k-tasks=8 prefetch-tiles=0" | FileCheck %s --check-prefix=NOPREFETCH
 // RUN: not posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 rows16-key-tile=0 vector-layout=1 prefetch-tiles=-1" 2>&1 | FileCheck %s --check-prefix=BADPREFETCH
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=0 vector-bits=256" | FileCheck %s --check-prefix=LLVM

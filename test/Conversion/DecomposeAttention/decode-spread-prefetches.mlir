@@ -19,6 +19,18 @@
 // MARKS-LABEL: func.func @mha_q1_f16
 // MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
 // MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
+// A tile of at most 4 rows with f32 K/V marks loops over the rows' cache
+// lines (4 per row of 64 f32), bound 64 x 4.
+// MARKS-LABEL: func.func @gqa_q1_f32
+// MARKS: scf.for %[[U:.*]] = %c0 to %{{.*}} step %c1 {
+// MARKS-NEXT: %[[ROW:.*]] = arith.divui %[[U]], %c4
+// MARKS-NEXT: %[[LINE:.*]] = arith.remui %[[U]], %c4
+// MARKS-NEXT: %[[AT:.*]] = arith.addi %{{.*}}, %[[ROW]]
+// MARKS-NEXT: %[[COL:.*]] = arith.muli %[[LINE]], %c16
+// MARKS-NEXT: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[AT]], %[[COL]]]
+// MARKS-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
+// MARKS: memref.prefetch
+// MARKS-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
 // NOMARKS-LABEL: func.func @gqa_q4_f32
 // NOMARKS-NOT: posenc.spread_prefetch_rows
 // NOMARKS: memref.prefetch
@@ -63,6 +75,24 @@
 // LOOPS: memref.prefetch %arg1
 // LOOPS: vector.contract
 // LOOPS-NOT: posenc.spread_prefetch_rows
+// The 4-row f32 tile's 2 x 64 x 4 lines over its 128 contraction
+// iterations: 4 lines per iteration (g 4 .. g 4 + 3, no division, no
+// loop), each tested against K's and V's lines.
+// LOOPS-LABEL: func.func @gqa_q1_f32
+// LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
+// LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c4 {
+// LOOPS: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// LOOPS-NOT: scf.for
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS-NOT: memref.prefetch
+// LOOPS: vector.contract
 
 // With 256-bit tiles (AVX2 code) no tile spreads (measured slower than
 // the burst for most): the 16-row step keeps its burst before the score
@@ -94,4 +124,8 @@ func.func @mha_q1_f32(%q: tensor<1x2x1x64xf32>, %k: tensor<1x2x512x64xf32>, %v: 
 func.func @mha_q1_f16(%q: tensor<1x2x1x64xf32>, %k: tensor<1x2x512x64xf16>, %v: tensor<1x2x512x64xf16>) -> tensor<1x2x1x64xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x2x1x64xf32>, tensor<1x2x512x64xf16>, tensor<1x2x512x64xf16> -> tensor<1x2x1x64xf32>
   return %o : tensor<1x2x1x64xf32>
+}
+func.func @gqa_q1_f32(%q: tensor<1x8x1x64xf32>, %k: tensor<1x2x512x64xf32>, %v: tensor<1x2x512x64xf32>) -> tensor<1x8x1x64xf32> {
+  %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x64xf32>, tensor<1x2x512x64xf32>, tensor<1x2x512x64xf32> -> tensor<1x8x1x64xf32>
+  return %o : tensor<1x8x1x64xf32>
 }

@@ -97,6 +97,58 @@ func.func @step(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
 
 // -----
 
+// 8 + 8 rows over one nest of 2 x 4 iterations: N is a multiple of I, so
+// iteration g issues rows 2 g and 2 g + 1 with no division and no loop,
+// each tested against both bursts.
+// CHECK-LABEL: func.func @rows_per_iteration(
+// CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
+// CHECK: scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: %[[I4:.*]] = arith.muli %[[I]], %c4
+// CHECK-NEXT: %[[G:.*]] = arith.addi %[[I4]], %[[J]]
+// CHECK-NEXT: %[[U0:.*]] = arith.muli %[[G]], %c2
+// CHECK-NOT: arith.divui
+// CHECK-NOT: scf.for
+// CHECK: arith.cmpi ult, %[[U0]], %c8
+// CHECK: memref.prefetch %[[K]]
+// CHECK: arith.cmpi uge, %[[U0]], %c8
+// CHECK: memref.prefetch %[[V]]
+// CHECK: %[[U1:.*]] = arith.addi %[[U0]], %c1
+// CHECK: arith.cmpi ult, %[[U1]], %c8
+// CHECK: memref.prefetch %[[K]]
+// CHECK: arith.cmpi uge, %[[U1]], %c8
+// CHECK: memref.prefetch %[[V]]
+// CHECK: vector.contract
+func.func @rows_per_iteration(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                              %acc: memref<4x4xf32>, %next: index,
+                              %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 8 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 8 : i64}
+  scf.for %i = %c0 to %c2 step %c1 {
+    scf.for %j = %c0 to %c4 step %c1 {
+      %a = vector.transfer_read %k[%i, %j], %f0 : memref<64x32xf32>, vector<4x1xf32>
+      %b = vector.transfer_read %v[%j, %i], %f0 : memref<64x32xf32>, vector<1x4xf32>
+      %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+      %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+      vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+    }
+  }
+  return
+}
+
+// -----
+
 // A step whose only contraction loop has a dynamic trip count keeps its
 // burst (the mark is dropped).
 // CHECK-LABEL: func.func @dynamic_nest(
