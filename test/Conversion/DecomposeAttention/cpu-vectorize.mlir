@@ -26,7 +26,7 @@
 // VEC-NOT: math.cos
 // VEC-NOT: linalg.
 // VEC: vector.contract {{.*}} : vector<8x1xf32>, vector<1x32xf32> into vector<8x32xf32>
-// VEC: vector.multi_reduction <maximumf>, {{.*}} [0] : vector<8x64xf32> to vector<64xf32>
+// VEC: vector.multi_reduction <maxnumf>, {{.*}} [0] : vector<8x64xf32> to vector<64xf32>
 // VEC: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
 // VEC-NOT: linalg.
 // VEC-NOT: math.sin

@@ -30,7 +30,7 @@
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<?x64xf32>, tensor<?x64xf32>) outs(%{{.*}} : tensor<?x?xf32>)
 // CHECK: arith.cmpi sgt
 // CHECK: arith.select
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK: math.exp
 // CHECK: math.exp
 // CHECK: scf.yield
