@@ -9,8 +9,9 @@ reference lowering (`reference=true`), each compared with the numpy
 reference (`posenc.reference`, float64, written from the spec).
 
 The cache rows past each sequence's length hold garbage (large finite
-values): a lowering that read them into the softmax would fail the
-comparison. Lengths include 0 (a row with no key gives zeros) and Smax.
+values; NaN and inf in test_non_finite_past_the_lengths): a lowering that
+read them into the softmax, or multiplied them by a masked key's zero
+probability, would fail the comparison. Lengths include 0 (a row with no key gives zeros) and Smax.
 
 Tolerances: f32 arithmetic against float64 on the same (rounded) inputs:
 atol 2e-5 + rtol 2e-4, as test_fused_execution.py. Half K/V are rounded to
@@ -49,24 +50,24 @@ def assert_close(got, want, what, atol=ATOL, rtol=RTOL):
     _assert_close(got, want, atol, rtol, what)
 
 
-def cache(rng, b, h, smax, d, lengths, elem):
-    """A [b, h, smax, d] cache whose rows past lengths[b] are garbage;
+def cache(rng, b, h, smax, d, lengths, elem, garbage=GARBAGE):
+    """A [b, h, smax, d] cache whose rows past lengths[b] are `garbage`;
     returns (array to pass, float64 copy of what it holds)."""
     x = rng.standard_normal((b, h, smax, d)).astype(np.float32)
     for i, n in enumerate(lengths):
-        x[i, :, n:] = GARBAGE
+        x[i, :, n:] = garbage
     return to_elem(x, elem)
 
 
 def kv_case(b, hq, hkv, sq, smax, d, lengths, causal, elem="f32", rope=False,
-            dynamic=False, seed=0):
+            dynamic=False, seed=0, garbage=GARBAGE):
     """(ir, args, want) of attention over a cache with kv_lengths; with
     `rope`, q and the cache's keys are rotated inside the program at
     per-batch positions (queries at the last sq rows of each sequence)."""
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((b, hq, sq, d)).astype(np.float32)
-    k, kf = cache(rng, b, hkv, smax, d, lengths, elem)
-    v, vf = cache(rng, b, hkv, smax, d, lengths, elem)
+    k, kf = cache(rng, b, hkv, smax, d, lengths, elem, garbage)
+    v, vf = cache(rng, b, hkv, smax, d, lengths, elem, garbage)
     lens = np.asarray(lengths, np.int32)
     sqd, skd = (None, None) if dynamic else (sq, smax)
     qt, kt, ot = ttype([b, hq, sqd, d]), ttype([b, hkv, skd, d], elem), ttype([b, hq, sqd, d])
@@ -107,6 +108,26 @@ def test_ragged_batch_gqa(sq, causal):
     lengths = [0, 300, 17, 257] if sq == 1 else [300, sq, 100, 257]
     ir, args, want = kv_case(4, 8, 2, sq, 300, 32, lengths, causal, seed=sq)
     run_all(ir, args, want)
+
+
+@pytest.mark.parametrize("garbage", [np.nan, np.inf])
+@pytest.mark.parametrize("sq,smax,lengths", [(1, 1000, [700, 999]),
+                                             (4, 1000, [513, 1000]),
+                                             (16, 300, [100, 257]),
+                                             (64, 256, [200, 130])])
+def test_non_finite_past_the_lengths(sq, smax, lengths, garbage):
+    """Rows past a sequence's length are memory the caller never wrote
+    (np.empty, a recycled cache): NaN or inf there must not reach the
+    output, not even as a masked key's 0 x v (the reference lowering
+    multiplied its zero probabilities into all of V until the seventeenth
+    session). Every output is finite and matches the numpy reference."""
+    for elem in ("f32", "f16"):
+        # The reference's q K^T meets the garbage before its mask does.
+        with np.errstate(invalid="ignore", over="ignore"):
+            ir, args, want = kv_case(2, 8, 2, sq, smax, 128, lengths, True,
+                                     elem=elem, seed=sq, garbage=garbage)
+        assert np.isfinite(want).all()
+        run_all(ir, args, want)
 
 
 def test_long_cache_decode():

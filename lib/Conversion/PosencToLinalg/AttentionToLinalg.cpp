@@ -173,6 +173,31 @@ static Value buildPVProduct(OpBuilder &b, Location loc, Value probs, Value v,
   return buildContraction(b, loc, f, shape, probs, pe, v, ve, sizes);
 }
 
+/// v with the rows past each batch's kv_lengths[b] zeroed ([B, ..., Sk,
+/// Dv], the key dim at `keyDim`): a masked key's probability is 0, but
+/// 0 x v is NaN when the cache holds NaN or inf past the length (memory
+/// the caller never wrote), and those rows must not reach the output.
+static Value zeroValuesPastLengths(OpBuilder &b, Location loc, Value v,
+                                   Value kvLengths, int64_t keyDim, Value sq) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t rank = type.getRank();
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  Value init = tensor::EmptyOp::create(b, loc, mixedSizes(b, loc, v),
+                                       type.getElementType());
+  return buildGeneric(
+      b, loc, ValueRange{v, kvLengths}, init,
+      {identity, mapOf(rank, {getAffineDimExpr(0, ctx)}, ctx), identity},
+      iterators(rank), [&](OpBuilder &b, Location loc, ValueRange args) {
+        CacheKeyRange range = buildCacheKeyRange(b, loc, args[1], sq);
+        Value j = linalg::IndexOp::create(b, loc, keyDim);
+        Value past = buildPastLengthMask(b, loc, j, range.length);
+        Value zero = floatConst(b, loc, type.getElementType(), 0.0);
+        yieldValue(b, loc,
+                   arith::SelectOp::create(b, loc, past, zero, args[0]));
+      });
+}
+
 /// Converts an f32 result tensor to `elemType`.
 static Value castTensor(OpBuilder &b, Location loc, Value t, Type elemType) {
   auto type = cast<RankedTensorType>(t.getType());
@@ -298,6 +323,8 @@ struct AttentionToLinalg : OpConversionPattern<AttentionOp> {
         });
 
     Value probs = buildMaskedSoftmax(rewriter, loc, scores, f);
+    if (kvLengths)
+      v = zeroValuesPastLengths(rewriter, loc, v, kvLengths, n, sq);
     Value out = buildPVProduct(rewriter, loc, probs, v, shape, f);
     replaceWithResultType(
         rewriter, op, castTensor(rewriter, loc, out, qType.getElementType()));

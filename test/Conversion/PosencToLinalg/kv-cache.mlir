@@ -24,7 +24,16 @@
 // CHECK:   %[[SHIFT:.*]] = arith.subi %[[LIDX]], %{{.*}} : index
 // CHECK:   %[[IP:.*]] = arith.addi %[[I]], %[[SHIFT]] : index
 // CHECK:   arith.cmpi sgt, %[[J]], %[[IP]] : index
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[V]] : tensor<2x8x4x40xf32>, tensor<2x2x40x64xf16>)
+// V's rows past the length zeroed (a masked key's 0 x v would be NaN if
+// the cache held NaN or inf there), then P V.
+// CHECK: %[[VZ:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[BATCH]], #{{.*}}]
+// CHECK-SAME: ins(%[[V]], %[[LEN]] : tensor<2x2x40x64xf16>, tensor<2xi32>)
+// CHECK: ^bb0(%[[VE:.*]]: f16, %[[LV:.*]]: i32, %{{.*}}: f16):
+// CHECK:   %[[LVI:.*]] = arith.index_cast %[[LV]] : i32 to index
+// CHECK:   %[[JV:.*]] = linalg.index 2
+// CHECK:   %[[PAST:.*]] = arith.cmpi sge, %[[JV]], %[[LVI]] : index
+// CHECK:   arith.select %[[PAST]], %{{.*}}, %[[VE]] : f16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[VZ]] : tensor<2x8x4x40xf32>, tensor<2x2x40x64xf16>)
 // CHECK:   arith.extf %{{.*}} : f16 to f32
 func.func @cache(%q: tensor<2x8x4x64xf32>, %k: tensor<2x2x40x64xf16>, %v: tensor<2x2x40x64xf16>, %len: tensor<2xi32>) -> tensor<2x8x4x64xf32> {
   %0 = posenc.attention %q, %k, %v kv_lengths(%len : tensor<2xi32>) {causal} : tensor<2x8x4x64xf32>, tensor<2x2x40x64xf16>, tensor<2x2x40x64xf16> -> tensor<2x8x4x64xf32>
