@@ -302,7 +302,7 @@ SoftmaxStep posenc::decompose::buildSoftmaxStep(OpBuilder &b, Location loc,
   // costs x86 six instructions per vector on the reduction's critical path
   // (maxnumf three), and the output is the same. A NaN score left out of
   // m still makes its row NaN: exp(NaN - m) is NaN, and with it the row's
-  // sum l and accumulator (test_softmax_nan.py). Decode measured 0.96-0.98x
+  // sum l and accumulator (test_softmax_nan.py). Decode measured 0.96-1.00x
   // the time with the caches flushed, 0.93-0.97x in cache; prefill
   // 0.99x (docs/pipelines.md, "The row max with maxnumf").
   auto max = [](OpBuilder &b, Location loc, ValueRange a) {
