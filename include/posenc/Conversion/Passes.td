@@ -159,7 +159,7 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "spreads it over the step's contraction loops (prefetch-interleaved "
            "then stays off), with 512-bit vectors, for tiles "
            "whose prefetched K/V lines each feed at least two FMAs (not a "
-           "1-row tile with f32 K/V); tiles of at most 16 rows with f32 K "
+           "1-row tile with f32 K/V); tiles of at most 4 rows with f32 K "
            "mark loops over single cache lines instead of rows">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
@@ -298,8 +298,8 @@ def PosencSpreadDecodePrefetchesPass
     loops taken one after the other, each only below its loop's own
     (dynamic) upper bound, so no row is prefetched that the burst did not.
     When N is a multiple of I, iteration g issues the N / I iterations from
-    g N / I with no division and no loop (one cache line per iteration for
-    the 16-row f32 step, whose marked loops run over lines).
+    g N / I with no division and no loop (4 cache lines per iteration for
+    the 4-row f32 step, whose marked loops run over lines).
     A step whose contraction loops or the loops around them have no static
     trip count keeps its burst. Prefetches are hints: the step's results
     do not change.
