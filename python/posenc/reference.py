@@ -529,9 +529,10 @@ def attention(q, k, v, bias=None, scale=None, causal=False, kv_lengths=None):
         s = np.where(_kv_length_mask(kv_lengths, q.shape, Sk, causal), -np.inf, s)
         # Keys past the length do not exist: their rows of V (whatever the
         # cache holds there, NaN or inf included) take no part, not even as
-        # 0 x v.
-        lengths = np.asarray(kv_lengths).reshape((-1,) + (1,) * (v.ndim - 2))
-        v = np.where((np.arange(Sk) >= lengths)[..., None], 0.0, v)
+        # 0 x v. The non-causal mask is [B, 1, ..., 1, Sk]; as V's rows,
+        # [B, 1, ..., Sk, 1].
+        missing = _kv_length_mask(kv_lengths, q.shape, Sk, causal=False)
+        v = np.where(np.swapaxes(missing, -1, -2), 0.0, v)
     elif causal:
         s = np.where(_causal_mask(Sq, Sk), -np.inf, s)
     p = _softmax_rows(s)
