@@ -261,7 +261,10 @@ def PosencLowerAttentionVectorsPass
     elementwise FMAs (upstream's `parallelarith` lowering),
     `vector.multi_reduction` to elementwise ops across lanes (a reduction
     of the lanes of an N x N block, N = 4, 8 or 16, by a transpose-and-add
-    tree: 2N - 2 shuffles for N results, in order),
+    tree: 2N - 2 shuffles for N results, in order; of an R x N block with R
+    a multiple of 4 below N, such as the softmax statistics of a 4-row
+    decode tile, by the tree's two in-chunk levels and then halves folded
+    down to R lanes),
     transposed transfers to transposes, and `math.exp`/`sin`/`cos` on f32
     vectors to the upstream polynomial approximations (scalar math, e.g. of
     the reference lowering, keeps libm).

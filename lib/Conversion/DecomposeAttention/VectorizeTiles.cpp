@@ -44,6 +44,7 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/Sequence.h"
 
 namespace posenc {
 #define GEN_PASS_DEF_POSENCVECTORIZEATTENTIONTILESPASS
@@ -105,20 +106,29 @@ static SmallVector<int64_t> scaleRegisterTile(linalg::LinalgOp op,
   return scaled;
 }
 
-/// Reduces the lanes of each row of an [N x N] block (N = 4, 8 or 16 lanes)
-/// into one vector of N results, row r in lane r, by a transpose-and-add
-/// tree: each level pairs adjacent vectors x, y and adds two shuffles of
-/// them (a = x's and y's even parts, b = their odd parts), halving the
-/// vectors and the lanes per row. The first two levels shuffle within
-/// 128-bit chunks (shufps), the others move whole chunks (vshuff32x4 /
-/// vperm2f128), and the rows come out in order: 2N - 2 shuffles and N - 1
-/// combining ops for N rows. Upstream lowers a reduction of the inner dim
-/// either row by row (InnerReduction: log2 N shuffles per row plus the
-/// inserts) or through a full N x N transpose (InnerParallel: about 4N
-/// shuffles); this tree reduces while it transposes. It is what the score
-/// contraction with the head dim on the lanes (a decode tile's partial
-/// products, one [keys x lanes] block per query row) needs so that its
-/// scores come out with the keys on the lanes.
+/// Reduces the lanes of each row of an [R x N] block (N = 4, 8 or 16 lanes;
+/// R = N, or R a multiple of 4 below N) into one vector of R results, row r
+/// in lane r, by a transpose-and-add tree: each level pairs adjacent
+/// vectors x, y and adds two shuffles of them (a = x's and y's even parts,
+/// b = their odd parts), halving the vectors and the lanes per row. The
+/// first two levels shuffle within 128-bit chunks (shufps), the others move
+/// whole chunks (vshuff32x4 / vperm2f128), and the rows come out in order:
+/// 2N - 2 shuffles and N - 1 combining ops for N rows. Upstream lowers a
+/// reduction of the inner dim either row by row (InnerReduction: log2 N
+/// shuffles per row plus the inserts) or through a full N x N transpose
+/// (InnerParallel: about 4N shuffles); this tree reduces while it
+/// transposes. It is what the score contraction with the head dim on the
+/// lanes (a decode tile's partial products, one [keys x lanes] block per
+/// query row) needs so that its scores come out with the keys on the lanes.
+///
+/// With fewer rows than lanes (the softmax's row max and row sum of a
+/// decode tile of 4 rows with the keys on the lanes, [4 x 16] at 512 bits)
+/// the two in-chunk levels leave R / 4 vectors whose chunks each hold four
+/// rows' partial results; each is folded in halves down to one chunk and
+/// the chunks are concatenated. Upstream's InnerParallel lowering
+/// transposed the block into N vectors of R lanes and combined them one by
+/// one (for maxnumf three instructions each). The row max is the same
+/// whatever the order; the row sum's rounding changes with it.
 struct ReduceLaneBlockByTree
     : OpRewritePattern<vector::MultiDimReductionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -131,16 +141,16 @@ struct ReduceLaneBlockByTree
         !isa<FloatType>(type.getElementType()) ||
         op.getReductionDims() != ArrayRef<int64_t>{rank - 1})
       return failure();
-    int64_t n = type.getDimSize(rank - 1);
-    if ((n != 4 && n != 8 && n != 16) || type.getDimSize(rank - 2) != n ||
-        type.getNumElements() != n * n)
+    int64_t n = type.getDimSize(rank - 1), numRows = type.getDimSize(rank - 2);
+    if ((n != 4 && n != 8 && n != 16) || type.getNumElements() != numRows * n ||
+        (numRows != n && (numRows % 4 != 0 || n % numRows != 0)))
       return failure();
     Location loc = op.getLoc();
     Type elem = type.getElementType();
     Value block = vector::ShapeCastOp::create(
-        rewriter, loc, VectorType::get({n, n}, elem), op.getSource());
+        rewriter, loc, VectorType::get({numRows, n}, elem), op.getSource());
     SmallVector<Value> rows;
-    for (int64_t r = 0; r < n; ++r)
+    for (int64_t r = 0; r < numRows; ++r)
       rows.push_back(vector::ExtractOp::create(rewriter, loc, block, r));
     // Lane e of `a` (`b` adds 1 or a chunk) in each level: within a chunk
     // of 4 (t = e % 4), two elements of x then two of y.
@@ -171,6 +181,8 @@ struct ReduceLaneBlockByTree
       b[e] = a[e] + 1;
     }
     level(a, b);
+    if (numRows < n)
+      return foldChunks(rewriter, op, rows);
     // Chunk levels: x's even chunks then y's + their odd chunks.
     int64_t chunks = n / 4;
     for (int64_t e = 0; e < n; ++e) {
@@ -180,13 +192,59 @@ struct ReduceLaneBlockByTree
     }
     while (rows.size() > 1)
       level(a, b);
+    return combineWithAcc(rewriter, op, rows[0]);
+  }
+
+private:
+  /// `reduced` (the rows' results in order) combined with the reduction's
+  /// accumulator, replacing `op`.
+  static LogicalResult combineWithAcc(PatternRewriter &rewriter,
+                                      vector::MultiDimReductionOp op,
+                                      Value reduced) {
+    Location loc = op.getLoc();
     Value acc = vector::ShapeCastOp::create(
-        rewriter, loc, VectorType::get({n}, elem), op.getAcc());
+        rewriter, loc, cast<VectorType>(reduced.getType()), op.getAcc());
     Value result =
-        vector::makeArithReduction(rewriter, loc, op.getKind(), rows[0], acc);
+        vector::makeArithReduction(rewriter, loc, op.getKind(), reduced, acc);
     rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, op.getDestType(),
                                                      result);
     return success();
+  }
+
+  /// Fewer rows than lanes: each of `groups` (after the two in-chunk
+  /// levels, chunk c of group g holds rows 4g..4g+3 reduced over chunk c's
+  /// lanes) folded in halves down to its first chunk, the groups'
+  /// chunks then concatenated in order.
+  static LogicalResult foldChunks(PatternRewriter &rewriter,
+                                  vector::MultiDimReductionOp op,
+                                  ArrayRef<Value> groups) {
+    Location loc = op.getLoc();
+    auto halves = [](int64_t width, int64_t from) {
+      return llvm::to_vector(llvm::seq<int64_t>(from, from + width / 2));
+    };
+    SmallVector<Value> chunks;
+    for (Value v : groups) {
+      for (int64_t width = cast<VectorType>(v.getType()).getNumElements();
+           width > 4; width /= 2) {
+        Value lo =
+            vector::ShuffleOp::create(rewriter, loc, v, v, halves(width, 0));
+        Value hi = vector::ShuffleOp::create(rewriter, loc, v, v,
+                                             halves(width, width / 2));
+        v = vector::makeArithReduction(rewriter, loc, op.getKind(), lo, hi);
+      }
+      chunks.push_back(v);
+    }
+    while (chunks.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < chunks.size(); i += 2) {
+        int64_t width = cast<VectorType>(chunks[i].getType()).getNumElements();
+        next.push_back(vector::ShuffleOp::create(
+            rewriter, loc, chunks[i], chunks[i + 1],
+            llvm::to_vector(llvm::seq<int64_t>(0, 2 * width))));
+      }
+      chunks = std::move(next);
+    }
+    return combineWithAcc(rewriter, op, chunks[0]);
   }
 };
 

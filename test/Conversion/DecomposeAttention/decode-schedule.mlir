@@ -80,6 +80,21 @@
 // TREE8-COUNT-14: vector.shuffle {{.*}} : vector<8xf32>, vector<8xf32>
 // TREE8-NOT: vector.shuffle
 // TREE8: vector.transfer_write {{.*}} : vector<1x8xf32>, memref<4x64xf32>
+// The softmax's row max over each 16 keys of the [4 x 64] scores (both
+// widths: the statistics reduce 16 keys at a time): the tree's two
+// in-chunk levels, then halves folded down to the 4 rows, no transpose of
+// the block (lane-reduction-tree.mlir checks the shapes one by one).
+// TREE-NOT: vector.transpose
+// TREE: vector.shuffle {{.*}} [0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29]
+// TREE-NEXT: vector.shuffle {{.*}} [2, 3, 18, 19,
+// TREE-NEXT: arith.maxnumf {{.*}} : vector<16xf32>
+// TREE: vector.shuffle %[[MAX:.*]], %[[MAX]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xf32>, vector<16xf32>
+// TREE-NEXT: vector.shuffle %[[MAX]], %[[MAX]] [8, 9, 10, 11, 12, 13, 14, 15]
+// TREE-NEXT: arith.maxnumf {{.*}} : vector<8xf32>
+// TREE-NEXT: vector.shuffle {{.*}} [0, 1, 2, 3] : vector<8xf32>, vector<8xf32>
+// TREE-NEXT: vector.shuffle {{.*}} [4, 5, 6, 7] : vector<8xf32>, vector<8xf32>
+// TREE-NEXT: arith.maxnumf {{.*}} : vector<4xf32>
+// TREE-NEXT: arith.maxnumf {{.*}} : vector<4xf32>
 // TREE-LABEL: func.func @decode_q4(
 // score-dims-on-lanes=0: the contraction transposes each 16 x 16 block of K.
 // TRANSPOSE-LABEL: func.func @decode_q1(
