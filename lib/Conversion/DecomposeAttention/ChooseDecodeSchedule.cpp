@@ -132,6 +132,18 @@ static bool spreadsLines(const AttentionInfo &info, int64_t rows) {
   return rows <= kMaxRows4 && kType.getElementTypeBitWidth() == 32;
 }
 
+/// Decode tiles of at least this many rows that spread their prefetches
+/// one key tile ahead (the default) prefetch their own V rows over their
+/// score loop and the next tile's K rows over their P V
+/// (AttentionSchedule::prefetchValuesInStep), half a step ahead of use, not
+/// the next tile's K and V a whole step ahead: the 16-row steps (128 keys,
+/// 128 KiB of f32 K/V per tile against a 48 KiB L1) measured 0.96-0.99x
+/// the time through the JIT with the caches flushed (GQA Sq = 4 f32/f16/
+/// bf16, MHA Sq = 16), 64-row tiles level (0.996-0.997); 4-row tiles
+/// (16-key steps, whose next tile fits L1 beside the current one) 1.02-
+/// 1.16x slower (docs/pipelines.md, "Half a step ahead for 16-row tiles").
+constexpr int64_t kMinValuesInStepRows = 16;
+
 /// The static shared memory of a GPU block (posenc-gpu-map-attention's
 /// limit), and the fewest keys of a decode key tile.
 constexpr int64_t kGpuWorkgroupBytes = 48 * 1024, kMinDecodeKeyTile = 8;
@@ -239,6 +251,9 @@ posenc::decompose::chooseDecodeSchedule(const AttentionInfo &info,
         spreadsPrefetches(info, schedule.queryTile, o.vectorBits);
     schedule.spreadLines =
         schedule.spreadPrefetches && spreadsLines(info, schedule.queryTile);
+    schedule.prefetchValuesInStep = schedule.spreadPrefetches &&
+                                    o.prefetchTiles == 1 &&
+                                    schedule.queryTile >= kMinValuesInStepRows;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     int64_t bits = resolveVectorBits(o.vectorBits);

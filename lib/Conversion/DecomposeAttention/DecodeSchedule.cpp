@@ -147,14 +147,28 @@ std::pair<Value, Value> VectorTileBuilder::nextKeyTileRows(Value kStart) {
 
 void VectorTileBuilder::prefetchKeyTile(Value kStart) {
   auto [next, rows] = nextKeyTileRows(kStart);
-  // Spread: the burst's loops are marked with their bound (tk rows each).
+  // Spread: the burst's loops are marked with their bound (tk rows each),
+  // and --posenc-spread-decode-prefetches hands their rows out in the
+  // order of the loops over the step's contraction iterations, the score
+  // loop's first.
+  if (prefetchValuesInStep) {
+    // This step's V rows while its scores are computed, the next tile's K
+    // rows during its P V: each arrives half a step before it is read.
+    prefetchKeyRows(kStart, zeroIdx, tkV, /*locality=*/3, tk, {info.v});
+    prefetchKeyRows(next, zeroIdx, rows, /*locality=*/3, tk, {info.k});
+    return;
+  }
   prefetchKeyRows(next, zeroIdx, rows, /*locality=*/3,
                   spreadPrefetches ? tk : 0);
 }
 
 void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
-                                        uint32_t locality, int64_t spreadRows) {
-  for (Value source : {info.k, info.v}) {
+                                        uint32_t locality, int64_t spreadRows,
+                                        ArrayRef<Value> sources) {
+  SmallVector<Value, 2> operands(sources);
+  if (operands.empty())
+    operands = {info.k, info.v};
+  for (Value source : operands) {
     auto type = cast<RankedTensorType>(source.getType());
     int64_t rank = type.getRank(), cols = type.getDimSize(rank - 1);
     int64_t bits = type.getElementType().getIntOrFloatBitWidth();

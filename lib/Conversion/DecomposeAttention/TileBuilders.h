@@ -115,6 +115,12 @@ struct AttentionSchedule {
   /// Decode, spreadPrefetches: the spread hands out single cache lines of
   /// K/V (else whole rows, each row's lines together).
   bool spreadLines = false;
+  /// Decode, spreadPrefetches: the spread prefetches of a full key step
+  /// are its own V rows (spread over its score loop, read by its P V) and
+  /// the next tile's K rows (spread over its P V, read by the next step's
+  /// score loop), half a step ahead of their use; else the next tile's K
+  /// and V, a whole step ahead.
+  bool prefetchValuesInStep = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };

@@ -42,7 +42,8 @@ public:
         prefetchInterleaved(schedule.prefetchInterleaved),
         keyRegions(schedule.keyRegions),
         spreadPrefetches(schedule.spreadPrefetches),
-        spreadLines(schedule.spreadLines) {}
+        spreadLines(schedule.spreadLines),
+        prefetchValuesInStep(schedule.prefetchValuesInStep) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -100,19 +101,23 @@ private:
   void buildPartialOutput(mlir::ValueRange results);
   /// Decode: prefetches (into L1) the rows of K and V of the key tile
   /// `prefetchTiles` tiles after the one at `kStart`, those before the
-  /// task's key end, one prefetch per cache line.
+  /// task's key end, one prefetch per cache line; with
+  /// prefetchValuesInStep the V rows of the (full) tile at `kStart` itself
+  /// instead, first.
   void prefetchKeyTile(mlir::Value kStart);
   /// The first row of the key tile `prefetchTiles` tiles after the one at
   /// `kStart`, and how many of its rows lie before the task's key end.
   std::pair<mlir::Value, mlir::Value> nextKeyTileRows(mlir::Value kStart);
-  /// Prefetches rows [first, end) of K and V after row `next` (an empty
-  /// range when end <= first) with `locality` (3: into L1, 2: into L2).
+  /// Prefetches rows [first, end) of each of `sources` (K and V when
+  /// empty) after row `next` (an empty range when end <= first) with
+  /// `locality` (3: into L1, 2: into L2).
   /// With `spreadRows` > 0 each loop over the rows is marked with it (a
   /// static bound on its trip count) for --posenc-spread-decode-prefetches;
   /// with spreadLines the marked loop runs over the rows' cache lines
   /// instead (its bound `spreadRows` times a row's lines).
   void prefetchKeyRows(mlir::Value next, mlir::Value first, mlir::Value end,
-                       uint32_t locality, int64_t spreadRows = 0);
+                       uint32_t locality, int64_t spreadRows = 0,
+                       llvm::ArrayRef<mlir::Value> sources = {});
   /// A loop prefetching rows [first, end) after row `next` of `buffer`
   /// (K or V; rows of `lines` cache lines of `perLine` elements): over the
   /// rows, each iteration a row's lines, or (`byLine`) over the rows'
@@ -304,6 +309,8 @@ private:
   bool spreadPrefetches;
   /// Decode: AttentionSchedule::spreadLines.
   bool spreadLines;
+  /// Decode: AttentionSchedule::prefetchValuesInStep.
+  bool prefetchValuesInStep;
   /// The first row of the tile the current full key step prefetches (the
   /// tile prefetchTiles ahead in the visiting order), or null: the tile
   /// prefetchTiles ahead in key order.

@@ -1,5 +1,6 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=MARKS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefix=NOMARKS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-tiles=2" | FileCheck %s --check-prefix=TILES2
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=256" | FileCheck %s --check-prefix=NOMARKS256
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
@@ -8,20 +9,46 @@
 // V; the next tile's rows) with their bound, the key tile, for
 // --posenc-spread-decode-prefetches, with 512-bit vectors; not for a
 // 1-row tile with f32 K/V (one load per FMA: the burst measured faster
-// there), nor with the option off, nor with 256-bit vectors.
+// there), nor with the option off, nor with 256-bit vectors. Tiles of 16
+// rows or more mark V's loop first, over the step's own rows (the key
+// step's induction variable, all 128 of them), then K's, over the next
+// tile's rows (clamped to the task's keys): half a step ahead of use.
 // MARKS-LABEL: func.func @gqa_q4_f32
-// MARKS: memref.prefetch
+// MARKS: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c128 iter_args
+// MARKS: %[[NEXT:.*]] = arith.addi %[[KS]], %c128
+// MARKS: %[[NROWS:.*]] = arith.minsi %c128,
+// MARKS: %[[V:.*]] = bufferization.to_buffer %arg2 read_only
+// MARKS: scf.for %[[R:.*]] = %c0 to %c128 step %c1 {
+// MARKS-NEXT: %[[VROW:.*]] = arith.addi %[[KS]], %[[R]]
+// MARKS-NEXT: memref.prefetch %[[V]][%{{.*}}, %{{.*}}, %[[VROW]], %c0]
 // MARKS: } {posenc.spread_prefetch_rows = 128 : i64}
-// MARKS: memref.prefetch
+// MARKS: %[[K:.*]] = bufferization.to_buffer %arg1 read_only
+// MARKS: scf.for %[[R2:.*]] = %c0 to %[[NROWS]] step %c1 {
+// MARKS-NEXT: %[[KROW:.*]] = arith.addi %[[NEXT]], %[[R2]]
+// MARKS-NEXT: memref.prefetch %[[K]][%{{.*}}, %{{.*}}, %[[KROW]], %c0]
 // MARKS: } {posenc.spread_prefetch_rows = 128 : i64}
+// Prefetching further ahead (prefetch-tiles=2), the 16-row step marks the
+// K and V rows of the tile two ahead, K's first, as smaller tiles do.
+// TILES2-LABEL: func.func @gqa_q4_f32
+// TILES2: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c128 iter_args
+// TILES2: %[[NEXT:.*]] = arith.addi %[[KS]], %c256
+// TILES2: bufferization.to_buffer %arg1 read_only
+// TILES2: scf.for
+// TILES2-NEXT: arith.addi %[[NEXT]],
+// TILES2: } {posenc.spread_prefetch_rows = 128 : i64}
+// TILES2: bufferization.to_buffer %arg2 read_only
+// TILES2: scf.for
+// TILES2-NEXT: arith.addi %[[NEXT]],
+// TILES2: } {posenc.spread_prefetch_rows = 128 : i64}
 // MARKS-LABEL: func.func @mha_q1_f32
 // MARKS-NOT: posenc.spread_prefetch_rows
 // MARKS-LABEL: func.func @mha_q1_f16
 // MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
 // MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
 // A tile of at most 4 rows with f32 K/V marks loops over the rows' cache
-// lines (4 per row of 64 f32), bound 64 x 4.
+// lines (4 per row of 64 f32), bound 64 x 4; the next tile's K, then V.
 // MARKS-LABEL: func.func @gqa_q1_f32
+// MARKS: bufferization.to_buffer %arg1 read_only
 // MARKS: scf.for %[[U:.*]] = %c0 to %{{.*}} step %c1 {
 // MARKS-NEXT: %[[ROW:.*]] = arith.divui %[[U]], %c4
 // MARKS-NEXT: %[[LINE:.*]] = arith.remui %[[U]], %c4
@@ -29,6 +56,7 @@
 // MARKS-NEXT: %[[COL:.*]] = arith.muli %[[LINE]], %c16
 // MARKS-NEXT: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[AT]], %[[COL]]]
 // MARKS-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
+// MARKS: bufferization.to_buffer %arg2 read_only
 // MARKS: memref.prefetch
 // MARKS-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
 // NOMARKS-LABEL: func.func @gqa_q4_f32
@@ -39,8 +67,9 @@
 
 // In the pipeline: a 16-row tile's full key step has no burst; its score
 // loop (16 keys x 16 rows, one head dim per iteration: 8 x 64 iterations)
-// and its P V loop (2 x 2 x 128 iterations) issue the 2 x 128 rows of the
-// next tile, a row every 4 iterations, K's then V's.
+// and its P V loop (2 x 2 x 128 iterations) issue the 2 x 128 rows, a row
+// every 4 iterations, in the order of the marked loops: the step's own V
+// rows (the score loop's iterations), then the next tile's K rows (P V's).
 // LOOPS-LABEL: func.func @gqa_q4_f32
 // LOOPS: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c128 {
 // LOOPS-NOT: memref.prefetch
@@ -48,15 +77,15 @@
 // LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c1 {
 // LOOPS: scf.for %[[U:.*]] = %{{.*}} to %{{.*}} step %c1{{.*}} {
 // LOOPS: scf.if
-// LOOPS: memref.prefetch %arg1
-// LOOPS: scf.if
 // LOOPS: memref.prefetch %arg2
+// LOOPS: scf.if
+// LOOPS: memref.prefetch %arg1
 // LOOPS: vector.contract {{.*}} : vector<16x1xf32>, vector<1x16xf32> into vector<16x16xf32>
 // LOOPS: scf.for %{{.*}} = %c0 to %c16 step %c8 {
 // LOOPS-NEXT: scf.for %{{.*}} = %c0 to %c64 step %c32 {
 // LOOPS: scf.for %{{.*}} = %c0 to %c128 step %c1 {
-// LOOPS: memref.prefetch %arg1
 // LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
 // LOOPS: vector.contract {{.*}} : vector<1x8xf32>, vector<1x32xf32> into vector<8x32xf32>
 // The tail step prefetches nothing.
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 {
