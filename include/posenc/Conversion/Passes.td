@@ -264,7 +264,9 @@ def PosencLowerAttentionVectorsPass
     tree: 2N - 2 shuffles for N results, in order; of an R x N block with R
     a multiple of 4 below N, such as the softmax statistics of a 4-row
     decode tile, by the tree's two in-chunk levels and then halves folded
-    down to R lanes),
+    down to R lanes; a reduction over the rows of a block, such as the
+    softmax statistics of tiles with the rows on the lanes, by a pairwise
+    tree before the accumulator),
     transposed transfers to transposes, and `math.exp`/`sin`/`cos` on f32
     vectors to the upstream polynomial approximations (scalar math, e.g. of
     the reference lowering, keeps libm).

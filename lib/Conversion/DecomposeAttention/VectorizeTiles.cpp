@@ -248,6 +248,46 @@ private:
   }
 };
 
+/// Reduces the rows of an [R x N] block (R >= 2) elementwise by a pairwise
+/// tree, then combines the result with the accumulator: the register tile
+/// of a reduction over keys with the rows on the lanes (the online
+/// softmax's row max and row sum of decode tiles of 16 and 64 rows and of
+/// the prefill tile, [8 keys x rows] per iteration of a loop over the key
+/// tile). Upstream's InnerParallel lowering folds the R rows into the
+/// accumulator one after another, so the loop carries a chain of R ops per
+/// iteration (for maxnumf three instructions each); the tree carries one.
+/// The max is the same whatever the order; the sum's rounding changes.
+struct ReduceRowsByTree : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    if (type.getRank() != 2 || type.isScalable() ||
+        !isa<FloatType>(type.getElementType()) ||
+        op.getReductionDims() != ArrayRef<int64_t>{0} || type.getDimSize(0) < 2)
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> rows;
+    for (int64_t r = 0; r < type.getDimSize(0); ++r)
+      rows.push_back(
+          vector::ExtractOp::create(rewriter, loc, op.getSource(), r));
+    while (rows.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < rows.size(); i += 2)
+        next.push_back(vector::makeArithReduction(rewriter, loc, op.getKind(),
+                                                  rows[i], rows[i + 1]));
+      if (rows.size() % 2)
+        next.push_back(rows.back());
+      rows = std::move(next);
+    }
+    rewriter.replaceOp(op,
+                       vector::makeArithReduction(rewriter, loc, op.getKind(),
+                                                  rows[0], op.getAcc()));
+    return success();
+  }
+};
+
 /// Whether `op` has a parallel dim that indexes both operands and the
 /// accumulator (the lanes of the head-dim-on-lanes score contraction) and
 /// only unit reduction dims: elementwise FMAs, which the outer-product
@@ -436,6 +476,7 @@ struct PosencLowerAttentionVectorsPass
 
     RewritePatternSet patterns(ctx);
     patterns.add<ReduceLaneBlockByTree>(ctx, /*benefit=*/2);
+    patterns.add<ReduceRowsByTree>(ctx, /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct);
     vector::populateVectorMultiReductionLoweringPatterns(

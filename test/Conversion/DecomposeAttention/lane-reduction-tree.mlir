@@ -96,3 +96,48 @@ func.func @upstream_12x16(%s: vector<12x16xf32>, %acc: vector<12xf32>) -> vector
   %r = vector.multi_reduction <add>, %s, %acc [1] : vector<12x16xf32> to vector<12xf32>
   return %r : vector<12xf32>
 }
+
+// -----
+
+// A reduction over the rows of a block (the keys of a register tile with
+// the rows on the lanes: the row max and row sum of 16- and 64-row decode
+// tiles and of the prefill tile): a pairwise tree over the rows, then one
+// combining op with the accumulator, so a loop carrying the accumulator
+// has one op on its chain per register tile instead of one per row.
+// CHECK-LABEL: func.func @max_rows_8x16
+// CHECK-SAME: (%[[S:.*]]: vector<8x16xf32>, %[[ACC:.*]]: vector<16xf32>)
+// CHECK-DAG: %[[R0:.*]] = vector.extract %[[S]][0]
+// CHECK-DAG: %[[R1:.*]] = vector.extract %[[S]][1]
+// CHECK-DAG: %[[R2:.*]] = vector.extract %[[S]][2]
+// CHECK-DAG: %[[R3:.*]] = vector.extract %[[S]][3]
+// CHECK-DAG: %[[R4:.*]] = vector.extract %[[S]][4]
+// CHECK-DAG: %[[R5:.*]] = vector.extract %[[S]][5]
+// CHECK-DAG: %[[R6:.*]] = vector.extract %[[S]][6]
+// CHECK-DAG: %[[R7:.*]] = vector.extract %[[S]][7]
+// CHECK: %[[M01:.*]] = arith.maxnumf %[[R0]], %[[R1]] : vector<16xf32>
+// CHECK: %[[M23:.*]] = arith.maxnumf %[[R2]], %[[R3]] : vector<16xf32>
+// CHECK: %[[M45:.*]] = arith.maxnumf %[[R4]], %[[R5]] : vector<16xf32>
+// CHECK: %[[M67:.*]] = arith.maxnumf %[[R6]], %[[R7]] : vector<16xf32>
+// CHECK: %[[M03:.*]] = arith.maxnumf %[[M01]], %[[M23]] : vector<16xf32>
+// CHECK: %[[M47:.*]] = arith.maxnumf %[[M45]], %[[M67]] : vector<16xf32>
+// CHECK: %[[M:.*]] = arith.maxnumf %[[M03]], %[[M47]] : vector<16xf32>
+// CHECK: %[[OUT:.*]] = arith.maxnumf %[[M]], %[[ACC]] : vector<16xf32>
+// CHECK: return %[[OUT]]
+func.func @max_rows_8x16(%s: vector<8x16xf32>, %acc: vector<16xf32>) -> vector<16xf32> {
+  %r = vector.multi_reduction <maxnumf>, %s, %acc [0] : vector<8x16xf32> to vector<16xf32>
+  return %r : vector<16xf32>
+}
+
+// An odd row count: the last row joins at the next level.
+// CHECK-LABEL: func.func @sum_rows_3x64
+// CHECK-SAME: (%[[S:.*]]: vector<3x64xf32>, %[[ACC:.*]]: vector<64xf32>)
+// CHECK: %[[R0:.*]] = vector.extract %[[S]][0]
+// CHECK: %[[R1:.*]] = vector.extract %[[S]][1]
+// CHECK: %[[R2:.*]] = vector.extract %[[S]][2]
+// CHECK: %[[A01:.*]] = arith.addf %[[R0]], %[[R1]] : vector<64xf32>
+// CHECK: %[[A:.*]] = arith.addf %[[A01]], %[[R2]] : vector<64xf32>
+// CHECK: arith.addf %[[A]], %[[ACC]] : vector<64xf32>
+func.func @sum_rows_3x64(%s: vector<3x64xf32>, %acc: vector<64xf32>) -> vector<64xf32> {
+  %r = vector.multi_reduction <add>, %s, %acc [0] : vector<3x64xf32> to vector<64xf32>
+  return %r : vector<64xf32>
+}
