@@ -137,8 +137,10 @@ struct ReduceLaneBlockByTree
                                 PatternRewriter &rewriter) const override {
     VectorType type = op.getSourceVectorType();
     int64_t rank = type.getRank();
-    if (rank < 2 || type.isScalable() ||
-        !isa<FloatType>(type.getElementType()) ||
+    // A masked reduction (the body of a vector.mask, which holds one op)
+    // stays with upstream's mask-aware lowering.
+    if (isa_and_nonnull<vector::MaskOp>(op->getParentOp()) || rank < 2 ||
+        type.isScalable() || !isa<FloatType>(type.getElementType()) ||
         op.getReductionDims() != ArrayRef<int64_t>{rank - 1})
       return failure();
     int64_t n = type.getDimSize(rank - 1), numRows = type.getDimSize(rank - 2);
@@ -263,7 +265,9 @@ struct ReduceRowsByTree : OpRewritePattern<vector::MultiDimReductionOp> {
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
                                 PatternRewriter &rewriter) const override {
     VectorType type = op.getSourceVectorType();
-    if (type.getRank() != 2 || type.isScalable() ||
+    // Masked reductions: upstream's mask-aware lowering (as above).
+    if (isa_and_nonnull<vector::MaskOp>(op->getParentOp()) ||
+        type.getRank() != 2 || type.isScalable() ||
         !isa<FloatType>(type.getElementType()) ||
         op.getReductionDims() != ArrayRef<int64_t>{0} || type.getDimSize(0) < 2)
       return failure();

@@ -141,3 +141,31 @@ func.func @sum_rows_3x64(%s: vector<3x64xf32>, %acc: vector<64xf32>) -> vector<6
   %r = vector.multi_reduction <add>, %s, %acc [0] : vector<3x64xf32> to vector<64xf32>
   return %r : vector<64xf32>
 }
+
+// -----
+
+// Masked reductions (a vector.mask holds exactly one op) stay with
+// upstream's mask-aware lowering: a select per combined row, valid IR,
+// neither tree.
+// CHECK-LABEL: func.func @masked_rows
+// CHECK-NOT: vector.mask
+// CHECK: arith.select
+// CHECK: return
+func.func @masked_rows(%s: vector<8x16xf32>, %acc: vector<16xf32>, %m: vector<8x16xi1>) -> vector<16xf32> {
+  %r = vector.mask %m { vector.multi_reduction <add>, %s, %acc [0] : vector<8x16xf32> to vector<16xf32> } : vector<8x16xi1> -> vector<16xf32>
+  return %r : vector<16xf32>
+}
+// CHECK-LABEL: func.func @masked_lanes
+// CHECK-NOT: vector.shuffle {{.*}} [0, 1, 16, 17,
+// CHECK: return
+func.func @masked_lanes(%s: vector<4x16xf32>, %acc: vector<4xf32>, %m: vector<4x16xi1>) -> vector<4xf32> {
+  %r = vector.mask %m { vector.multi_reduction <maxnumf>, %s, %acc [1] : vector<4x16xf32> to vector<4xf32> } : vector<4x16xi1> -> vector<4xf32>
+  return %r : vector<4xf32>
+}
+// CHECK-LABEL: func.func @masked_square
+// CHECK-NOT: vector.shuffle {{.*}} [0, 1, 16, 17,
+// CHECK: return
+func.func @masked_square(%s: vector<16x16xf32>, %acc: vector<16xf32>, %m: vector<16x16xi1>) -> vector<16xf32> {
+  %r = vector.mask %m { vector.multi_reduction <add>, %s, %acc [1] : vector<16x16xf32> to vector<16xf32> } : vector<16x16xi1> -> vector<16xf32>
+  return %r : vector<16xf32>
+}
