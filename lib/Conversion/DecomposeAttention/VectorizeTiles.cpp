@@ -106,6 +106,19 @@ static SmallVector<int64_t> scaleRegisterTile(linalg::LinalgOp op,
   return scaled;
 }
 
+/// One level of a pairwise tree: `combine` of each adjacent pair of
+/// `values`, in order; an odd last value passes to the next level as it is.
+static SmallVector<Value>
+combineAdjacent(ArrayRef<Value> values,
+                llvm::function_ref<Value(Value, Value)> combine) {
+  SmallVector<Value> next;
+  for (size_t i = 0; i + 1 < values.size(); i += 2)
+    next.push_back(combine(values[i], values[i + 1]));
+  if (values.size() % 2)
+    next.push_back(values.back());
+  return next;
+}
+
 /// Reduces the lanes of each row of an [R x N] block (N = 4, 8 or 16 lanes;
 /// R = N, or R a multiple of 4 below N) into one vector of R results, row r
 /// in lane r, by a transpose-and-add tree: each level pairs adjacent
@@ -157,16 +170,11 @@ struct ReduceLaneBlockByTree
     // Lane e of `a` (`b` adds 1 or a chunk) in each level: within a chunk
     // of 4 (t = e % 4), two elements of x then two of y.
     auto level = [&](ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < rows.size(); i += 2) {
-        Value lo = vector::ShuffleOp::create(rewriter, loc, rows[i],
-                                             rows[i + 1], a);
-        Value hi = vector::ShuffleOp::create(rewriter, loc, rows[i],
-                                             rows[i + 1], b);
-        next.push_back(
-            vector::makeArithReduction(rewriter, loc, op.getKind(), lo, hi));
-      }
-      rows = std::move(next);
+      rows = combineAdjacent(rows, [&](Value x, Value y) {
+        Value lo = vector::ShuffleOp::create(rewriter, loc, x, y, a);
+        Value hi = vector::ShuffleOp::create(rewriter, loc, x, y, b);
+        return vector::makeArithReduction(rewriter, loc, op.getKind(), lo, hi);
+      });
     };
     SmallVector<int64_t> a(n), b(n);
     // Level 1: per chunk [x0, x1, y0, y1] + [x2, x3, y2, y3].
@@ -236,16 +244,14 @@ private:
       }
       chunks.push_back(v);
     }
-    while (chunks.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < chunks.size(); i += 2) {
-        int64_t width = cast<VectorType>(chunks[i].getType()).getNumElements();
-        next.push_back(vector::ShuffleOp::create(
-            rewriter, loc, chunks[i], chunks[i + 1],
-            llvm::to_vector(llvm::seq<int64_t>(0, 2 * width))));
-      }
-      chunks = std::move(next);
-    }
+    // Concatenated pairwise (R / 4 is 1 or 2 groups of equal width).
+    while (chunks.size() > 1)
+      chunks = combineAdjacent(chunks, [&](Value x, Value y) -> Value {
+        int64_t width = cast<VectorType>(x.getType()).getNumElements();
+        return vector::ShuffleOp::create(
+            rewriter, loc, x, y,
+            llvm::to_vector(llvm::seq<int64_t>(0, 2 * width)));
+      });
     return combineWithAcc(rewriter, op, chunks[0]);
   }
 };
@@ -276,15 +282,10 @@ struct ReduceRowsByTree : OpRewritePattern<vector::MultiDimReductionOp> {
     for (int64_t r = 0; r < type.getDimSize(0); ++r)
       rows.push_back(
           vector::ExtractOp::create(rewriter, loc, op.getSource(), r));
-    while (rows.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < rows.size(); i += 2)
-        next.push_back(vector::makeArithReduction(rewriter, loc, op.getKind(),
-                                                  rows[i], rows[i + 1]));
-      if (rows.size() % 2)
-        next.push_back(rows.back());
-      rows = std::move(next);
-    }
+    while (rows.size() > 1)
+      rows = combineAdjacent(rows, [&](Value x, Value y) {
+        return vector::makeArithReduction(rewriter, loc, op.getKind(), x, y);
+      });
     rewriter.replaceOp(op,
                        vector::makeArithReduction(rewriter, loc, op.getKind(),
                                                   rows[0], op.getAcc()));
