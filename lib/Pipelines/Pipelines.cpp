@@ -102,6 +102,10 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createConvertSCFToOpenMPPass());
+  // The tasks taken as threads finish them, not split evenly up front.
+  PosencOmpSchedulePassOptions scheduleOptions;
+  scheduleOptions.schedule = options.ompSchedule;
+  pm.addPass(createPosencOmpSchedulePass(scheduleOptions));
   // The fused path's vectors: accumulators hoisted into registers,
   // contractions to FMAs, exp/sin/cos as polynomials. The transfers first
   // address the buffers under their subviews: the hoisting does not see

@@ -14,6 +14,8 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="target-features=-avx512f" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=AVX2
 // RUN: posenc-opt %s --posenc-cpu-pipeline="vector-bits=256" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=BITS
 // RUN: posenc-opt %s --posenc-cpu-pipeline="target-features=-avx512f" | FileCheck %s --check-prefix=ATTR
+// RUN: posenc-opt %s --posenc-cpu-pipeline="omp-schedule=static" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=STATIC
+// RUN: not posenc-opt %s --posenc-cpu-pipeline="omp-schedule=fastest" 2>&1 | FileCheck %s --check-prefix=BADSCHED
 // RUN: not posenc-opt %s --posenc-cpu-pipeline="target-features=-sse2" 2>&1 | FileCheck %s --check-prefix=NOSSE
 // RUN: not posenc-opt %s --posenc-cpu-pipeline="target-features=avx2" 2>&1 | FileCheck %s --check-prefix=SIGN
 
@@ -29,12 +31,18 @@
 // NOSSE: error: posenc-target-features: '-sse2' cannot be honoured: x86-64 code passes floats in SSE registers
 // SIGN: error: posenc-target-features: feature 'avx2' must start with '+' or '-'
 
+// The OpenMP loops' schedule (--posenc-omp-schedule), checked for its
+// name when the pipeline runs.
+// STATIC: posenc-omp-schedule{chunk=0 schedule=static}
+// BADSCHED: error: posenc-omp-schedule: option 'schedule' must be static, dynamic, guided or auto, got 'fastest'
+
 // FUSED: posenc-fuse-attention
 // FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=128 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
 // FUSED: posenc-spread-decode-prefetches
 // FUSED: convert-scf-to-openmp
+// FUSED-NEXT: posenc-omp-schedule{chunk=0 schedule=dynamic}
 // FUSED: posenc-lower-attention-vectors
 // FUSED: convert-openmp-to-llvm
 

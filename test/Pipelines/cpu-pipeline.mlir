@@ -9,10 +9,11 @@
 // CHECK-LABEL: llvm.func @rope
 // The reference lowering calls scalar cos/sin per element; the fused path
 // (--posenc-lower-rope) runs its row blocks on OpenMP with vector
-// polynomials for cos/sin.
+// polynomials for cos/sin, its threads taking the blocks as they finish
+// (--posenc-omp-schedule).
 // REF: llvm.intr.cos
 // REF: llvm.intr.sin
-// FUSED: omp.wsloop
+// FUSED: omp.wsloop schedule(dynamic)
 // FUSED-NOT: llvm.intr.cos
 // FUSED-NOT: llvm.intr.sin
 // FUSED: llvm.fmul {{.*}} : vector<4xf32>

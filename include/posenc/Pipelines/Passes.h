@@ -3,6 +3,7 @@
 #ifndef POSENC_PIPELINES_PASSES_H
 #define POSENC_PIPELINES_PASSES_H
 
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
@@ -17,6 +18,13 @@ namespace posenc {
 /// most `maxVectorBits` bits (the patterns of posenc-vectorize-copies).
 void populateVectorizeCopiesPatterns(mlir::RewritePatternSet &patterns,
                                      int64_t maxVectorBits = 4096);
+
+/// Sets `kind` (and, when `chunk` > 0, that chunk size) as the schedule of
+/// every omp.wsloop under `root` that has no schedule kind (the rewrite of
+/// posenc-omp-schedule).
+void setDefaultOmpSchedule(mlir::Operation *root,
+                           mlir::omp::ClauseScheduleKind kind,
+                           int64_t chunk = 0);
 
 } // namespace posenc
 

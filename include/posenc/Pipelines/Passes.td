@@ -120,4 +120,39 @@ def PosencResultsToDestinationsPass
                            "mlir::memref::MemRefDialect"];
 }
 
+def PosencOmpSchedulePass : Pass<"posenc-omp-schedule"> {
+  let summary = "Give the OpenMP worksharing loops that have no schedule "
+                "clause a schedule kind (dynamic by default)";
+  let description = [{
+    `convert-scf-to-openmp` makes each `scf.parallel` an `omp.wsloop`
+    without a `schedule` clause, which libomp runs statically: each thread
+    gets an equal, fixed share of the iterations before any starts. The
+    CPU pipeline's parallel loops are few and coarse (the fused attention's
+    tasks, one per query tile or decode key split, and the blocks of a
+    standalone RoPE), so when one thread runs slower than the other (a
+    virtual CPU sharing its core with another machine's work, another
+    process on the same core) the call waits for the slow thread's whole
+    share. With `schedule(dynamic)` a thread takes the next iteration when
+    it finishes one, so the faster thread does more of them; the results do
+    not depend on which thread runs an iteration (each writes its own
+    output, and split-K partials are merged in key order).
+
+    This pass sets `schedule-kind` on every `omp.wsloop` under the
+    operation it runs on that has none (a loop with a schedule keeps it);
+    `chunk` sets the chunk size too (0: the runtime's default, one
+    iteration for dynamic). `--posenc-cpu-pipeline` runs it after
+    `convert-scf-to-openmp` with its `omp-schedule` option. Fails with a
+    diagnostic naming the option when `schedule` is not one of `static`,
+    `dynamic`, `guided` or `auto`, or `chunk` is negative.
+  }];
+  let options = [
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"dynamic\"",
+           "The schedule kind: static, dynamic, guided or auto">,
+    Option<"chunk", "chunk", "int64_t", /*default=*/"0",
+           "Iterations a thread takes at a time (0: the runtime's default)">
+  ];
+  let dependentDialects = ["mlir::omp::OpenMPDialect",
+                           "mlir::LLVM::LLVMDialect"];
+}
+
 #endif // POSENC_PIPELINES_PASSES_TD

@@ -100,6 +100,13 @@ struct PosencCPUPipelineOptions
                      "instead of one burst at its start (512-bit vectors; "
                      "not 1-row tiles with f32 K/V)"),
       llvm::cl::init(true)};
+  Option<std::string> ompSchedule{
+      *this, "omp-schedule",
+      llvm::cl::desc("The schedule of the parallel loops' OpenMP threads "
+                     "(--posenc-omp-schedule): dynamic (a thread takes the "
+                     "next task when it finishes one), static, guided or "
+                     "auto"),
+      llvm::cl::init("dynamic")};
   Option<bool> fastRope{
       *this, "fast-rope",
       llvm::cl::desc("Fused path: lower posenc.rope not feeding attention "
