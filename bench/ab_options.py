@@ -1,12 +1,11 @@
-"""Interleaved A/B of two option sets of the fused pipeline on decode cases.
+"""Interleaved A/B of two option sets of the fused pipeline on bench cases.
 
     POSENC_BUILD_DIR=build PYTHONPATH=python:bench python3 bench/ab_options.py \
         --a 'attention-score-dims-on-lanes=false' --b '' \
         --cases 'decode-gqa-q1-k16384-*' [--extra 'vector-bits=256 ...']
 
 Both variants of a case are compiled in one process (bench/run_bench.py's
-decode cases: GQA/MHA, D = 128, causal, the output written into a caller's
-array) and called alternately, A B, B A, ... (bench/interleave.py), so a
+cases that write into a caller's array: decode, prefill attention, RoPE) and called alternately, A B, B A, ... (bench/interleave.py), so a
 burst of load on a shared host hits both sides; prints per case the median
 time of each side, the median of the per-pair ratio B / A and its
 interquartile range, the ratio of the fastest calls (least disturbed by
@@ -59,15 +58,16 @@ def main():
     print(f"ISA {isa}; A: '{args.a}', B: '{args.b}', both: '{args.extra}'")
     print("| case | A ms | B ms | B / A (median) | IQR | min B / min A | pairs |")
     print("|---|---|---|---|---|---|---|")
-    for case in run_bench.decode_cases(False):
-        if not any(fnmatch.fnmatch(case.name, p) for p in patterns):
+    for case in run_bench.all_cases(False):
+        if case.kind in ("tosa_llama", "rope_call") or not any(
+                fnmatch.fnmatch(case.name, p) for p in patterns):
             continue
-        inputs, _ = case.inputs(np.random.default_rng(0))
+        inputs, dest = case.inputs(np.random.default_rng(0))
         sides, outs = [], []
         for opts in (args.a, args.b):
             pipe = f"builtin.module(posenc-cpu-pipeline{{{opts} {args.extra}}})"
             compiled = posenc.compile(case.program("fused"), pipeline=pipe)
-            out = np.zeros_like(inputs[0])
+            out = posenc.empty_like(dest)
             outs.append(out)
             call = interleave.timed(lambda c=compiled, o=out: c(*inputs, o))
             if args.flush:
