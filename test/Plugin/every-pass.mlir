@@ -61,6 +61,9 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Conversion/DecomposeAttention/spread-decode-prefetches.mlir \
 // RUN:   --split-input-file --verify-diagnostics --pass-pipeline="builtin.module(func.func(posenc-spread-decode-prefetches,canonicalize))" \
 // RUN:   | FileCheck %S/../Conversion/DecomposeAttention/spread-decode-prefetches.mlir
+// A schedule for the OpenMP loops (test/Pipelines' own input).
+// RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/omp-schedule.mlir \
+// RUN:   --pass-pipeline="builtin.module(posenc-omp-schedule)" | FileCheck %S/../Pipelines/omp-schedule.mlir
 // Results as destination arguments (test/Pipelines' own input).
 // RUN: %stock_mlir_opt --load-dialect-plugin=%posenc_plugin --load-pass-plugin=%posenc_plugin %S/../Pipelines/results-to-destinations.mlir \
 // RUN:   --split-input-file --pass-pipeline="builtin.module(posenc-results-to-destinations{function=f})" \
