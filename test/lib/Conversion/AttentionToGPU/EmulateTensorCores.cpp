@@ -405,6 +405,12 @@ LogicalResult Emulator::run() {
   // One OpenMP thread per GPU thread: the team of the parallel loop below
   // must have exactly `threads` threads, or the barriers would wait for
   // threads that have no iteration (or run two iterations on one thread).
+  // The CPU pipeline schedules the loop dynamically (posenc-omp-schedule),
+  // which keeps one iteration per thread: no thread finishes an iteration
+  // before every thread of the team has reached its first barrier, each
+  // holding an iteration of its own, so none is left for a second take (a
+  // body without barriers would not need it: its iterations are
+  // independent, each addressed by its own index).
   // The caller's setting is restored after the launch.
   Value previous = func::CallOp::create(b, loc, maxThreadsFn, ValueRange{})
                        .getResult(0);
