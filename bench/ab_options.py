@@ -5,12 +5,13 @@
         --cases 'decode-gqa-q1-k16384-*' [--extra 'vector-bits=256 ...']
 
 Both variants of a case are compiled in one process (bench/run_bench.py's
-cases that write into a caller's array: decode, prefill attention, RoPE) and called alternately, A B, B A, ... (bench/interleave.py), so a
-burst of load on a shared host hits both sides; prints per case the median
+cases that write into a caller's array: decode, prefill attention, RoPE)
+and called alternately, A B, B A, ... (bench/interleave.py), so a burst of
+load on a shared host hits both sides; prints per case the median
 time of each side, the median of the per-pair ratio B / A and its
 interquartile range, the ratio of the fastest calls (least disturbed by
 load), and the ISA. Results are checked against each other
-(both sides compute the same attention).
+(both sides compute the same function).
 
 With --flush, an untimed triad pass of the roofline probe (3 x 256 MiB,
 bench/peak.cpp) runs before every call, as in `scripts/bench.sh

@@ -135,7 +135,7 @@ def PosencOmpSchedulePass : Pass<"posenc-omp-schedule"> {
     share. With `schedule(dynamic)` a thread takes the next iteration when
     it finishes one, so the faster thread does more of them; the results do
     not depend on which thread runs an iteration (each writes its own
-    output, and split-K partials are merged in key order).
+    output, and split-K partials are merged in split order after the loop).
 
     This pass sets `schedule-kind` on every `omp.wsloop` under the
     operation it runs on that has none (a loop with a schedule keeps it);
