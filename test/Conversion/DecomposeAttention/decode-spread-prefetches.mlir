@@ -68,14 +68,17 @@
 // In the pipeline: a 16-row tile's full key step has no burst; its score
 // loop (16 keys x 16 rows, one head dim per iteration: 8 x 64 iterations)
 // and its P V loop (2 x 2 x 128 iterations) issue the 2 x 128 rows, a row
-// every 4 iterations, in the order of the marked loops: the step's own V
+// every 4 iterations (when 4 divides the iteration's index), in the order of the marked loops: the step's own V
 // rows (the score loop's iterations), then the next tile's K rows (P V's).
 // LOOPS-LABEL: func.func @gqa_q4_f32
 // LOOPS: scf.for %[[KS:.*]] = %{{.*}} to %{{.*}} step %c128 {
 // LOOPS-NOT: memref.prefetch
 // LOOPS: scf.for %{{.*}} = %c0 to %c128 step %c16 {
 // LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c1 {
-// LOOPS: scf.for %[[U:.*]] = %{{.*}} to %{{.*}} step %c1{{.*}} {
+// LOOPS: %[[REM:.*]] = arith.remui %{{.*}}, %c4{{(_[0-9]+)?}} :
+// LOOPS: %[[ON:.*]] = arith.cmpi eq, %[[REM]], %c0{{(_[0-9]+)?}} :
+// LOOPS-NEXT: scf.if %[[ON]] {
+// LOOPS-NEXT: arith.divui %{{.*}}, %c4{{(_[0-9]+)?}} :
 // LOOPS: scf.if
 // LOOPS: memref.prefetch %arg2
 // LOOPS: scf.if

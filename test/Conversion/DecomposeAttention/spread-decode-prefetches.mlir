@@ -3,26 +3,23 @@
 // A key step as the decomposition leaves it after bufferization: two
 // marked loops of prefetches (K, then V; at most 4 rows each, `%rows` of
 // them this step), then a contraction nest of 2 x 4 iterations and one of
-// 8. The 8 rows go one per two of the 16 contraction iterations
-// (ceil(g 8 / 16) .. ceil((g + 1) 8 / 16)), each under its loop's bound.
+// 8. The 8 rows go one per two of the 16 contraction iterations: I / N = 2
+// is a whole number, so iteration g issues row g / 2 when 2 divides g (no
+// ceil bounds, no loop), each row under its loop's bound.
 // CHECK-LABEL: func.func @step(
 // CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
 // CHECK-SAME: %{{[^:]*}}: memref<4x4xf32>, %[[NEXT:[^:]*]]: index, %[[ROWS:[^:]*]]: index)
 // CHECK-NOT: memref.prefetch
-// The first nest: g = i * 4 + j.
+// The first nest: iterations 0 .. 7.
 // CHECK: scf.for %[[I:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c4 step %c1 {
 // CHECK-NEXT: %[[I4:.*]] = arith.muli %[[I]], %c4
 // CHECK-NEXT: %[[G:.*]] = arith.addi %[[I4]], %[[J]]
-// CHECK-NEXT: %[[A:.*]] = arith.muli %[[G]], %c8
-// CHECK-NEXT: %[[B:.*]] = arith.addi %[[A]], %c15
-// CHECK-NEXT: %[[FROM:.*]] = arith.divui %[[B]], %c16
-// CHECK-NEXT: %[[GN:.*]] = arith.addi %[[G]], %c1
-// CHECK-NEXT: %[[C:.*]] = arith.muli %[[GN]], %c8
-// CHECK-NEXT: %[[D:.*]] = arith.addi %[[C]], %c15
-// CHECK-NEXT: %[[TO:.*]] = arith.divui %[[D]], %c16
-// CHECK-NEXT: scf.for %[[U:.*]] = %[[FROM]] to %[[TO]] step %c1 {
-// Rows [0, 4): K's, below %rows.
+// CHECK-NEXT: %[[REM:.*]] = arith.remui %[[G]], %c2
+// CHECK-NEXT: %[[ON:.*]] = arith.cmpi eq, %[[REM]], %c0
+// CHECK-NEXT: scf.if %[[ON]] {
+// CHECK-NEXT: %[[U:.*]] = arith.divui %[[G]], %c2
+// Row u of K's loop (rows 0 .. 3), if below its bound:
 // CHECK-NEXT: %[[KLT:.*]] = arith.cmpi ult, %[[U]], %c4
 // CHECK-NEXT: %[[KIN:.*]] = arith.cmpi slt, %[[U]], %[[ROWS]]
 // CHECK-NEXT: %[[KC:.*]] = arith.andi %[[KLT]], %[[KIN]]
@@ -31,7 +28,7 @@
 // CHECK-NEXT: memref.prefetch %[[K]][%[[KR]], %c0], read, locality<3>, data
 // CHECK-NEXT: memref.prefetch %[[K]][%[[KR]], %c16], read, locality<3>, data
 // CHECK-NEXT: }
-// Rows [4, 8): V's rows u - 4, below %rows.
+// Row u - 4 of V's loop (rows 4 .. 7):
 // CHECK-NEXT: %[[VL:.*]] = arith.subi %[[U]], %c4
 // CHECK-NEXT: %[[VLT:.*]] = arith.cmpi ult, %[[U]], %c8
 // CHECK-NEXT: %[[VGE:.*]] = arith.cmpi uge, %[[U]], %c4
@@ -45,13 +42,13 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK: vector.contract
-// The second nest: g = j + 8.
+// The second nest continues at iteration 8.
 // CHECK: scf.for %[[J2:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT: %[[G2:.*]] = arith.addi %[[J2]], %c8
-// CHECK-NEXT: arith.muli %[[G2]], %c8
-// CHECK: %[[G2N:.*]] = arith.addi %[[J2]], %c9
-// CHECK-NEXT: arith.muli %[[G2N]], %c8
-// CHECK: scf.for
+// CHECK-NEXT: %[[REM2:.*]] = arith.remui %[[G2]], %c2
+// CHECK-NEXT: %[[ON2:.*]] = arith.cmpi eq, %[[REM2]], %c0
+// CHECK-NEXT: scf.if %[[ON2]] {
+// CHECK-NEXT: arith.divui %[[G2]], %c2
 // CHECK: memref.prefetch %[[K]]
 // CHECK: memref.prefetch %[[V]]
 // CHECK: vector.contract
@@ -86,6 +83,51 @@ func.func @step(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
     }
   }
   scf.for %j = %c0 to %c8 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// 3 + 3 rows over 16 iterations: neither N / I nor I / N is a whole
+// number, so iteration g issues the rows [ceil(6 g / 16), ceil(6 (g + 1)
+// / 16)) in a loop of 0 or 1 trips.
+// CHECK-LABEL: func.func @uneven(
+// CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
+// CHECK: scf.for %[[J:.*]] = %c0 to %c16 step %c1 {
+// CHECK-NEXT: %[[A:.*]] = arith.muli %[[J]], %c6
+// CHECK-NEXT: %[[B:.*]] = arith.addi %[[A]], %c15
+// CHECK-NEXT: %[[FROM:.*]] = arith.divui %[[B]], %c16
+// CHECK-NEXT: %[[GN:.*]] = arith.addi %[[J]], %c1
+// CHECK-NEXT: %[[C:.*]] = arith.muli %[[GN]], %c6
+// CHECK-NEXT: %[[D:.*]] = arith.addi %[[C]], %c15
+// CHECK-NEXT: %[[TO:.*]] = arith.divui %[[D]], %c16
+// CHECK-NEXT: scf.for %[[U:.*]] = %[[FROM]] to %[[TO]] step %c1 {
+// CHECK-NEXT: arith.cmpi ult, %[[U]], %c3
+// CHECK: memref.prefetch %[[K]]
+// CHECK: arith.cmpi ult, %[[U]], %c6
+// CHECK: memref.prefetch %[[V]]
+// CHECK: vector.contract
+func.func @uneven(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                  %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 3 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_rows = 3 : i64}
+  scf.for %j = %c0 to %c16 step %c1 {
     %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
     %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
     %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
