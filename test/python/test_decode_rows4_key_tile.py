@@ -78,11 +78,12 @@ def test_rows4_avx2_vectors(sq, hq, hkv):
 
 
 @pytest.mark.parametrize("sq,hq,hkv,step", [(1, 32, 8, 16), (1, 8, 8, 16),
-                                            (4, 8, 8, 16), (4, 32, 8, 128),
+                                            (4, 8, 8, 16), (4, 32, 8, 64),
                                             (16, 32, 8, 64)])
 def test_step_in_ir(sq, hq, hkv, step):
-    """The key loops step by 16 for tiles of at most 4 rows, 128 for 16-row
-    tiles and 64 (key-tile) for 64-row tiles; with rows4-key-tile=0 by 64."""
+    """The key loops step by 16 for tiles of at most 4 rows, 64 for 16-row
+    tiles (rows16-key-tile) and 64 (key-tile) for 64-row tiles; with
+    rows4-key-tile=0 by 64."""
     ir, _, _ = half_kv_case(hq, hkv, sq, 1024, 128, "f32")
     decomposed = ("builtin.module(posenc-fuse-attention, posenc-decompose-attention"
                   "{{vector-layout=1 vector-bits=512 {}}})")

@@ -15,9 +15,9 @@ them, so the storage adds no error of its own), GQA 32/8, 8/2, 4/2 and MHA,
 key counts not a multiple of the key tile (a partial last tile) and one
 that is, Dv != D, causal and not, a KV cache with ragged per-batch lengths
 (kv_lengths: one inside the second key tile, one empty) with split-K
-forced. Such tiles take 128 keys per key step by default
-(attention-rows16-key-tile); the key tile of the other decode tiles (64,
-attention-rows16-key-tile=0) and 256 are checked too.
+forced. Such tiles take 64 keys per key step by default
+(attention-rows16-key-tile); 128 (the default before the twentieth
+session) and 256 are checked too.
 
 Tolerance: f32 arithmetic against float64, atol 2e-5 + rtol 2e-4 as in
 test_decode_schedule.py; the f16/bf16 to f32 conversions are exact, only
@@ -69,7 +69,7 @@ def test_sixteen_row_tiles_kv_lengths(elem, bits):
                  f"kv_lengths {elem} Sq=4 32/8 ({bits})")
 
 
-KEY_TILES = ["attention-rows16-key-tile=0", "attention-rows16-key-tile=256"]
+KEY_TILES = ["attention-rows16-key-tile=128", "attention-rows16-key-tile=256"]
 
 
 @pytest.mark.parametrize("tile", KEY_TILES)

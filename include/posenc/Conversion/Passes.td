@@ -145,7 +145,7 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "converted to f32 once per key tile (false: per element the "
            "score contraction broadcasts, per register tile of 16 keys for "
            "tiles of at most 16 rows)">,
-    Option<"rows16KeyTile", "rows16-key-tile", "int64_t", /*default=*/"128",
+    Option<"rows16KeyTile", "rows16-key-tile", "int64_t", /*default=*/"64",
            "Vector layout, decode tiles of 16 rows (Sq = 4 with 4 packed "
            "query heads, Sq = 16 MHA): key/value rows per tile instead of "
            "key-tile (0: key-tile)">,

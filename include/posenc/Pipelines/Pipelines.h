@@ -85,7 +85,7 @@ struct PosencCPUPipelineOptions
       llvm::cl::desc("Fused path, decode tiles of 16 rows (Sq = 4 with GQA "
                      "4, Sq = 16 MHA): key/value rows per attention tile "
                      "(0: attention-key-tile)"),
-      llvm::cl::init(128)};
+      llvm::cl::init(64)};
   Option<int64_t> attentionRows4KeyTile{
       *this, "attention-rows4-key-tile",
       llvm::cl::desc("Fused path, decode tiles of at most 4 rows (Sq = 1, "

@@ -10,7 +10,7 @@
 // tiles"): a full-tile loop stepping by 16 over the 16-key K tile, with
 // the head dim on the lanes (one [16 keys x 16 lanes] block of partial
 // products per row), then the tail loop. rows4-key-tile=0 gives key-tile
-// (64); 16-row tiles keep rows16-key-tile (128) and 64-row tiles key-tile.
+// (64); 16-row tiles keep rows16-key-tile (64) and 64-row tiles key-tile.
 
 // CHECK-LABEL: func.func @gqa_q1
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16 iter_args
@@ -71,12 +71,13 @@ func.func @mha_q4(%q: tensor<1x2x4x128xf32>, %k: tensor<1x2x300x128xf32>, %v: te
   return %o : tensor<1x2x4x128xf32>
 }
 
-// Wider tiles keep their key steps: 16 rows (Sq = 4, GQA 4) 128 keys, 64
-// rows (Sq = 16, GQA 4) key-tile.
+// Wider tiles keep their key steps: 16 rows (Sq = 4, GQA 4)
+// rows16-key-tile (64 keys, also with rows4-key-tile=32), 64 rows (Sq =
+// 16, GQA 4) key-tile.
 // CHECK-LABEL: func.func @gqa_q4
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 iter_args
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 iter_args
 // R32-LABEL: func.func @gqa_q4
-// R32: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c128 iter_args
+// R32: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 iter_args
 func.func @gqa_q4(%q: tensor<1x8x4x128xf32>, %k: tensor<1x2x300x128xf32>, %v: tensor<1x2x300x128xf32>) -> tensor<1x8x4x128xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x4x128xf32>, tensor<1x2x300x128xf32>, tensor<1x2x300x128xf32> -> tensor<1x8x4x128xf32>
   return %o : tensor<1x8x4x128xf32>

@@ -1,9 +1,9 @@
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512" | FileCheck %s --check-prefix=MARKS
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0" | FileCheck %s --check-prefix=NOMARKS
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-tiles=2" | FileCheck %s --check-prefix=TILES2
-// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=256" | FileCheck %s --check-prefix=NOMARKS256
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
-// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 rows16-key-tile=128" | FileCheck %s --check-prefix=MARKS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0 rows16-key-tile=128" | FileCheck %s --check-prefix=NOMARKS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-tiles=2 rows16-key-tile=128" | FileCheck %s --check-prefix=TILES2
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=256 rows16-key-tile=128" | FileCheck %s --check-prefix=NOMARKS256
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=128 vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=128 vector-bits=256 target-features=-avx512f" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS256
 
 // The decode schedule marks each full key step's prefetch loops (K, then
 // V; the next tile's rows) with their bound, the key tile, for

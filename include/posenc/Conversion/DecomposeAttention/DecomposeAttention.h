@@ -64,7 +64,7 @@ struct DecomposeAttentionOptions {
   /// Vector layout, decode tiles of 16 rows: key/value rows per tile in
   /// place of `keyTile` (0: keyTile). Fewer, longer key steps: the
   /// per-step softmax and rescale of the accumulator run half as often.
-  int64_t rows16KeyTile = 128;
+  int64_t rows16KeyTile = 64;
   /// Vector layout, decode tiles of at most 4 rows: key/value rows per tile
   /// in place of `keyTile` (0: keyTile). Shorter key steps measured faster
   /// there: likely because the next tile's prefetched rows are still in L1
