@@ -18,6 +18,11 @@ bench/peak.cpp) runs before every call, as in `scripts/bench.sh
 --interleave`: the K/V of a decode case (67-134 MB at Sk = 16384) would
 otherwise stay in a last-level cache as large as this host's (260 MiB)
 from one call to the next, and the calls would not read them from memory.
+
+With --pages-a/--pages-b, a side's inputs are copies on 4 KiB ("small")
+or 2 MiB ("huge") pages (bench/pages.py; default "numpy": the arrays as
+numpy allocated them): `--pages-a huge --pages-b small` with the same
+options on both sides compares the page kinds alone.
 """
 import argparse
 import fnmatch
@@ -26,6 +31,7 @@ import os
 import numpy as np
 
 import interleave
+import pages
 import run_bench
 
 
@@ -48,6 +54,10 @@ def main():
                     help="seconds per case (at least 3 pairs)")
     ap.add_argument("--flush", action="store_true",
                     help="evict the caches (a triad pass) before each call")
+    for side in ("a", "b"):
+        ap.add_argument(f"--pages-{side}", default="numpy",
+                        choices=pages.KINDS,
+                        help=f"pages of side {side.upper()}'s inputs")
     ap.add_argument("--threads", type=int, default=2,
                     help="threads of the flushing triad pass")
     args = ap.parse_args()
@@ -56,7 +66,8 @@ def main():
     probe = interleave.RooflineProbe(build, args.threads, False)
     isa = probe.isa
     patterns = args.cases.split(",")
-    print(f"ISA {isa}; A: '{args.a}', B: '{args.b}', both: '{args.extra}'")
+    print(f"ISA {isa}; A: '{args.a}' ({args.pages_a} pages), "
+          f"B: '{args.b}' ({args.pages_b} pages), both: '{args.extra}'")
     print("| case | A ms | B ms | B / A (median) | IQR | min B / min A | pairs |")
     print("|---|---|---|---|---|---|---|")
     for case in run_bench.all_cases(False):
@@ -65,12 +76,14 @@ def main():
             continue
         inputs, dest = case.inputs(np.random.default_rng(0))
         sides, outs = [], []
-        for opts in (args.a, args.b):
+        for opts, kind in ((args.a, args.pages_a), (args.b, args.pages_b)):
+            side_inputs = [pages.on_pages(x, kind) for x in inputs]
             pipe = f"builtin.module(posenc-cpu-pipeline{{{opts} {args.extra}}})"
             compiled = posenc.compile(case.program("fused"), pipeline=pipe)
             out = posenc.empty_like(dest)
             outs.append(out)
-            call = interleave.timed(lambda c=compiled, o=out: c(*inputs, o))
+            call = interleave.timed(
+                lambda c=compiled, o=out, i=side_inputs: c(*i, o))
             if args.flush:
                 call = flushed(call, probe)
             sides.append(call)
