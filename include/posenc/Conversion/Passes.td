@@ -304,7 +304,9 @@ def PosencSpreadDecodePrefetchesPass
     (dynamic) upper bound, so no row is prefetched that the burst did not.
     When N is a multiple of I, iteration g issues the N / I iterations from
     g N / I with no division and no loop (4 cache lines per iteration for
-    the 4-row f32 step, whose marked loops run over lines).
+    the 4-row f32 step, whose marked loops run over lines); when I is a
+    multiple of N, every (I / N)-th iteration issues one, g / (I / N), under
+    a single remainder test (the same rows on the same iterations).
     A step whose contraction loops or the loops around them have no static
     trip count keeps its burst. Prefetches are hints: the step's results
     do not change.
