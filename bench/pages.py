@@ -40,14 +40,3 @@ def on_pages(x, kind):
     _keep.append(m)
     return y
 
-
-def huge_kib():
-    """The kernel's count of anonymous memory on huge pages (KiB), or -1."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("AnonHugePages:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return -1

@@ -186,8 +186,8 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
     // Fewer rows than iterations, s = I / N a whole number (a 4-row f16
     // step: s = 2; a 16-row f32 step: s = 8): iteration g issues row g / s
     // when s divides g. One remainder test per iteration, where the ceil
-    // bounds below cost a dozen index ops and a loop of 0 or 1 trips (31 %
-    // of the 4-row f16 step's time in cache, docs/pipelines.md).
+    // bounds below cost a dozen index ops and a loop of 0 or 1 trips (about
+    // a quarter of the 4-row f16 step's time in cache, docs/pipelines.md).
     Value s = constant(iterations / rows);
     Value rem = b.createOrFold<arith::RemUIOp>(loc, g, s);
     Value onRow = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,

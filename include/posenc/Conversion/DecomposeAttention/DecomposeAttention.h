@@ -62,8 +62,9 @@ struct DecomposeAttentionOptions {
   /// broadcasts (per register tile for 16 rows).
   bool widenKeys = true;
   /// Vector layout, decode tiles of 16 rows: key/value rows per tile in
-  /// place of `keyTile` (0: keyTile). Fewer, longer key steps: the
-  /// per-step softmax and rescale of the accumulator run half as often.
+  /// place of `keyTile` (0: keyTile). 64 measured faster than 128 for f32 K
+  /// and level for f16/bf16 once the spread prefetches became cheap
+  /// (docs/pipelines.md, "Key tiles for 16 rows").
   int64_t rows16KeyTile = 64;
   /// Vector layout, decode tiles of at most 4 rows: key/value rows per tile
   /// in place of `keyTile` (0: keyTile). Shorter key steps measured faster
