@@ -49,6 +49,8 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.rows16KeyTile = options.attentionRows16KeyTile;
     decomposeOptions.rows4KeyTile = options.attentionRows4KeyTile;
     decomposeOptions.spreadPrefetches = options.attentionSpreadPrefetches;
+    decomposeOptions.prefetchBetweenContractions =
+        options.attentionPrefetchBetweenContractions;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =

@@ -161,6 +161,13 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "whose prefetched K/V lines each feed at least two FMAs (not a "
            "1-row tile with f32 K/V); tiles of at most 4 rows with f32 K "
            "mark loops over single cache lines instead of rows">,
+    Option<"prefetchBetweenContractions", "prefetch-between-contractions",
+           "bool", /*default=*/"true",
+           "Vector layout, decode tiles of at most 4 rows with "
+           "spread-prefetches: mark the prefetch bursts so that the spread "
+           "also issues some of them among the ops between the score "
+           "contraction and P V (the score reduction and the softmax), "
+           "during which the contraction loops issue none">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "

@@ -100,6 +100,14 @@ struct PosencCPUPipelineOptions
                      "instead of one burst at its start (512-bit vectors; "
                      "not 1-row tiles with f32 K/V)"),
       llvm::cl::init(true)};
+  Option<bool> attentionPrefetchBetweenContractions{
+      *this, "attention-prefetch-between-contractions",
+      llvm::cl::desc("Fused path, decode tiles of at most 4 rows with "
+                     "spread prefetches: also issue some of a key step's "
+                     "prefetches among its softmax ops between the score "
+                     "contraction and P V (docs/pipelines.md, \"Prefetches "
+                     "between the contractions\")"),
+      llvm::cl::init(true)};
   Option<std::string> ompSchedule{
       *this, "omp-schedule",
       llvm::cl::desc("The schedule of the parallel loops' OpenMP threads "

@@ -254,6 +254,9 @@ posenc::decompose::chooseDecodeSchedule(const AttentionInfo &info,
     schedule.prefetchValuesInStep = schedule.spreadPrefetches &&
                                     o.prefetchTiles == 1 &&
                                     schedule.queryTile >= kMinValuesInStepRows;
+    schedule.prefetchBetweenContractions =
+        schedule.spreadPrefetches && o.prefetchBetweenContractions &&
+        schedule.queryTile <= kMaxRows4 && !schedule.prefetchValuesInStep;
     schedule.scoreDimLanes =
         decodeScoreDimLanes(info, schedule, o.scoreDimsOnLanes, o.vectorBits);
     int64_t bits = resolveVectorBits(o.vectorBits);

@@ -186,10 +186,13 @@ void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
     bool byLine = spreadRows > 0 && spreadLines;
     scf::ForOp loop = prefetchLoop(buffer, next, first, end, lines,
                                    kCacheLineBits / bits, locality, byLine);
-    if (spreadRows > 0)
+    if (spreadRows > 0) {
       loop->setAttr(
           kSpreadPrefetchRowsAttr,
           b.getI64IntegerAttr(byLine ? spreadRows * lines : spreadRows));
+      if (prefetchBetweenContractions)
+        loop->setAttr(kSpreadPrefetchBetweenAttr, b.getUnitAttr());
+    }
   }
 }
 

@@ -376,6 +376,7 @@ struct PosencDecomposeAttentionPass
     options.rows16KeyTile = rows16KeyTile;
     options.rows4KeyTile = rows4KeyTile;
     options.spreadPrefetches = spreadPrefetches;
+    options.prefetchBetweenContractions = prefetchBetweenContractions;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

@@ -30,10 +30,12 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace posenc {
 #define GEN_PASS_DEF_POSENCSPREADDECODEPREFETCHESPASS
@@ -41,6 +43,7 @@ namespace posenc {
 } // namespace posenc
 
 using namespace mlir;
+using posenc::decompose::kSpreadPrefetchBetweenAttr;
 using posenc::decompose::kSpreadPrefetchRowsAttr;
 
 namespace {
@@ -153,12 +156,19 @@ void issueRowOf(OpBuilder &b, Location loc, Value u, Burst burst) {
 /// one address for all four, 1.10-1.16x slower from memory though level
 /// with no prefetch in cache: neither done.)
 void issueSpreadRows(const ContractionNest &nest, int64_t base,
-                     int64_t iterations, ArrayRef<Burst> bursts, int64_t rows) {
+                     int64_t iterations, ArrayRef<Burst> bursts, int64_t rows,
+                     int64_t first = 0) {
   scf::ForOp inner = nest.loops.back();
   Location loc = inner.getLoc();
   OpBuilder b = OpBuilder::atBlockBegin(inner.getBody());
   auto constant = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  // `row` + first (no op for the even spread, whose rows start at 0).
+  auto offset = [&](Value row) {
+    return first == 0
+               ? row
+               : b.createOrFold<arith::AddIOp>(loc, row, constant(first));
   };
   Value g = constant(0);
   for (scf::ForOp loop : nest.loops) {
@@ -177,7 +187,7 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
   if (rows % iterations == 0 && rows / iterations <= kMaxRowsUnrolled) {
     // k = N / I rows per iteration: [g k, g k + k).
     int64_t k = rows / iterations;
-    Value from = b.createOrFold<arith::MulIOp>(loc, g, constant(k));
+    Value from = offset(b.createOrFold<arith::MulIOp>(loc, g, constant(k)));
     for (int64_t r = 0; r < k; ++r)
       issue(b, loc, b.createOrFold<arith::AddIOp>(loc, from, constant(r)));
     return;
@@ -193,7 +203,7 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
     Value onRow = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
                                                 rem, constant(0));
     scf::IfOp::create(b, loc, onRow, [&](OpBuilder &b, Location loc) {
-      issue(b, loc, b.createOrFold<arith::DivUIOp>(loc, g, s));
+      issue(b, loc, offset(b.createOrFold<arith::DivUIOp>(loc, g, s)));
       scf::YieldOp::create(b, loc);
     });
     return;
@@ -205,14 +215,123 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
         b.createOrFold<arith::AddIOp>(loc, scaled, constant(iterations - 1));
     return b.createOrFold<arith::DivUIOp>(loc, rounded, constant(iterations));
   };
-  Value from = rowAt(g);
+  Value from = offset(rowAt(g));
   Value gNext = b.createOrFold<arith::AddIOp>(loc, g, constant(1));
-  Value to = rowAt(gNext);
+  Value to = offset(rowAt(gNext));
   scf::ForOp::create(b, loc, from, to, constant(1), ValueRange{},
                      [&](OpBuilder &b, Location loc, Value u, ValueRange) {
                        issue(b, loc, u);
                        scf::YieldOp::create(b, loc);
                      });
+}
+
+/// The prefetches one row of `burst` issues (its body's), or 0 when its
+/// body holds anything else that is not index arithmetic.
+int64_t prefetchesPerRow(Burst burst) {
+  int64_t prefetches = 0;
+  for (Operation &op : burst.loop.getBody()->without_terminator()) {
+    if (isa<memref::PrefetchOp>(op))
+      ++prefetches;
+    else if (op.getNumRegions() > 0 || !isPure(&op))
+      return 0;
+  }
+  return prefetches;
+}
+
+/// Whether `rows` spread over `iterations` without a division per
+/// iteration (issueSpreadRows): a whole number of rows per iteration, at
+/// most kMaxRowsUnrolled, or one row every whole number of iterations.
+bool spreadsEvenly(int64_t rows, int64_t iterations) {
+  if (rows <= 0 || iterations <= 0)
+    return false;
+  if (rows % iterations == 0)
+    return rows / iterations <= kMaxRowsUnrolled;
+  return iterations % rows == 0;
+}
+
+/// The most groups the rows handed to the ops between two contraction nests
+/// are issued in (4 and 8 groups of the 4-row f32 step's 32 lines measured
+/// alike, one group 0.96x; docs/pipelines.md).
+constexpr int64_t kMaxGapGroups = 8;
+
+/// Rows [first, first + count) of the bursts issued among `ops` (the ops
+/// between two contraction nests, in order): in groups of consecutive rows,
+/// group p right before op p |ops| / groups, each row under its burst's own
+/// bound.
+void issueGapRows(ArrayRef<Operation *> ops, int64_t first, int64_t count,
+                  ArrayRef<Burst> bursts) {
+  int64_t groups = std::min<int64_t>(
+      {kMaxGapGroups, count, static_cast<int64_t>(ops.size())});
+  for (int64_t p = 0; p < groups; ++p) {
+    Operation *at = ops[p * ops.size() / groups];
+    OpBuilder b(at);
+    Location loc = at->getLoc();
+    for (int64_t u = first + p * count / groups,
+                 end = first + (p + 1) * count / groups;
+         u < end; ++u) {
+      for (const Burst &burst : bursts) {
+        if (u < burst.first || u >= burst.first + burst.bound)
+          continue;
+        issueRowOf(b, loc, arith::ConstantIndexOp::create(b, loc, u), burst);
+      }
+    }
+  }
+}
+
+/// The spread of a step marked kSpreadPrefetchBetweenAttr: each nest keeps
+/// the rows the even spread gives it (nest j: N I_j / I, in order), but the
+/// ops between nest j - 1 and nest j (the score reduction and the softmax
+/// of a decode step, which issue no prefetch of their own: the memory
+/// idles while they run) issue the first I_j / r of nest j's rows (r: the
+/// prefetches per row, so one cache line per iteration of nest j), and
+/// nest j the rest. The 4-row f32 step: 32 of P V's 128 lines go to the
+/// softmax, P V issues 3 per iteration instead of 4; the 4-row f16/bf16
+/// step: 8 of its 16 V rows, P V one every 4 iterations instead of 2.
+/// False, with nothing changed, where a nest's rows would not spread evenly
+/// (spreadsEvenly) or no nest has ops before it to take rows.
+bool spreadWithGaps(ArrayRef<ContractionNest> nests, ArrayRef<Burst> bursts,
+                    int64_t rows, int64_t iterations) {
+  int64_t perRow = prefetchesPerRow(bursts.front());
+  if (perRow == 0 || llvm::any_of(bursts, [&](Burst burst) {
+        return prefetchesPerRow(burst) != perRow;
+      }))
+    return false;
+  struct Share {
+    int64_t first, count, gap = 0;
+    SmallVector<Operation *> gapOps;
+  };
+  SmallVector<Share> shares;
+  int64_t first = 0;
+  bool anyGap = false;
+  for (auto [j, nest] : llvm::enumerate(nests)) {
+    if ((rows * nest.iterations) % iterations != 0)
+      return false;
+    Share share{first, rows * nest.iterations / iterations};
+    Operation *prev = j > 0 ? nests[j - 1].loops.front() : nullptr;
+    Operation *own = nest.loops.front();
+    if (prev && prev->isBeforeInBlock(own)) {
+      for (Operation *op = prev->getNextNode(); op != own;
+           op = op->getNextNode())
+        share.gapOps.push_back(op);
+      int64_t gap = nest.iterations / perRow;
+      if (!share.gapOps.empty() && nest.iterations % perRow == 0 &&
+          gap < share.count)
+        share.gap = gap;
+    }
+    if (!spreadsEvenly(share.count - share.gap, nest.iterations))
+      return false;
+    anyGap |= share.gap > 0;
+    first += share.count;
+    shares.push_back(std::move(share));
+  }
+  if (!anyGap)
+    return false;
+  for (auto [nest, share] : llvm::zip_equal(nests, shares)) {
+    issueGapRows(share.gapOps, share.first, share.gap, bursts);
+    issueSpreadRows(nest, /*base=*/0, nest.iterations, bursts,
+                    share.count - share.gap, share.first + share.gap);
+  }
+  return true;
 }
 
 /// Spreads the marked loops of one key step (`bursts`, ops of one block, in
@@ -222,7 +341,11 @@ void spreadStep(ArrayRef<scf::ForOp> marked) {
   SmallVector<Burst> bursts;
   int64_t rows = 0;
   bool unitSteps = true;
+  bool between = llvm::any_of(marked, [](scf::ForOp loop) {
+    return loop->hasAttr(kSpreadPrefetchBetweenAttr);
+  });
   for (scf::ForOp loop : marked) {
+    loop->removeAttr(kSpreadPrefetchBetweenAttr);
     int64_t bound =
         cast<IntegerAttr>(loop->getAttr(kSpreadPrefetchRowsAttr)).getInt();
     loop->removeAttr(kSpreadPrefetchRowsAttr);
@@ -244,10 +367,12 @@ void spreadStep(ArrayRef<scf::ForOp> marked) {
     iterations += nest.iterations;
   if (iterations == 0 || rows == 0)
     return;
-  int64_t base = 0;
-  for (const ContractionNest &nest : nests) {
-    issueSpreadRows(nest, base, iterations, bursts, rows);
-    base += nest.iterations;
+  if (!between || !spreadWithGaps(nests, bursts, rows, iterations)) {
+    int64_t base = 0;
+    for (const ContractionNest &nest : nests) {
+      issueSpreadRows(nest, base, iterations, bursts, rows);
+      base += nest.iterations;
+    }
   }
   for (scf::ForOp loop : marked)
     loop.erase();

@@ -121,6 +121,10 @@ struct AttentionSchedule {
   /// score loop), half a step ahead of their use; else the next tile's K
   /// and V, a whole step ahead.
   bool prefetchValuesInStep = false;
+  /// Decode, spreadPrefetches: the marked bursts also ask the spread to
+  /// issue prefetches among the ops between the step's contraction loops
+  /// (kSpreadPrefetchBetweenAttr).
+  bool prefetchBetweenContractions = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };
@@ -234,6 +238,10 @@ inline constexpr llvm::StringLiteral kFuseIntoTilesAttr =
 /// (SpreadPrefetches.cpp).
 inline constexpr llvm::StringLiteral kSpreadPrefetchRowsAttr =
     "posenc.spread_prefetch_rows";
+/// On the marked loops of a key step (unit): the spread also hands rows to
+/// the ops between consecutive contraction nests (SpreadPrefetches.cpp).
+inline constexpr llvm::StringLiteral kSpreadPrefetchBetweenAttr =
+    "posenc.spread_prefetch_between";
 
 /// markVectorTile with sizes already chosen for the target's vector width
 /// (the pass does not scale them for narrower vectors); with `fuseInit`, as

@@ -43,7 +43,8 @@ public:
         keyRegions(schedule.keyRegions),
         spreadPrefetches(schedule.spreadPrefetches),
         spreadLines(schedule.spreadLines),
-        prefetchValuesInStep(schedule.prefetchValuesInStep) {}
+        prefetchValuesInStep(schedule.prefetchValuesInStep),
+        prefetchBetweenContractions(schedule.prefetchBetweenContractions) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -311,6 +312,8 @@ private:
   bool spreadLines;
   /// Decode: AttentionSchedule::prefetchValuesInStep.
   bool prefetchValuesInStep;
+  /// Decode: AttentionSchedule::prefetchBetweenContractions.
+  bool prefetchBetweenContractions;
   /// The first row of the tile the current full key step prefetches (the
   /// tile prefetchTiles ahead in the visiting order), or null: the tile
   /// prefetchTiles ahead in key order.

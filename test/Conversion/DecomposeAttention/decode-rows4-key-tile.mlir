@@ -47,7 +47,7 @@ func.func @gqa_q1(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x300x128xf32>, %v: te
 // SPREAD-LABEL: func.func @mha_q1
 // CHECK-LABEL: func.func @gqa_q1_f16
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16 iter_args
-// CHECK: {posenc.spread_prefetch_rows = 16 : i64}
+// CHECK: posenc.spread_prefetch_rows = 16 : i64}
 func.func @gqa_q1_f16(%q: tensor<1x8x1x128xf32>, %k: tensor<1x2x300x128xf16>, %v: tensor<1x2x300x128xf16>) -> tensor<1x8x1x128xf32> {
   %o = posenc.attention %q, %k, %v {causal} : tensor<1x8x1x128xf32>, tensor<1x2x300x128xf16>, tensor<1x2x300x128xf16> -> tensor<1x8x1x128xf32>
   return %o : tensor<1x8x1x128xf32>

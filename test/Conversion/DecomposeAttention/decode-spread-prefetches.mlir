@@ -1,5 +1,6 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 rows16-key-tile=128" | FileCheck %s --check-prefix=MARKS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0 rows16-key-tile=128" | FileCheck %s --check-prefix=NOMARKS
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-between-contractions=0 rows16-key-tile=128" | FileCheck %s --check-prefix=NOBETWEEN
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-tiles=2 rows16-key-tile=128" | FileCheck %s --check-prefix=TILES2
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=256 rows16-key-tile=128" | FileCheck %s --check-prefix=NOMARKS256
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=128 vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
@@ -42,9 +43,11 @@
 // TILES2: } {posenc.spread_prefetch_rows = 128 : i64}
 // MARKS-LABEL: func.func @mha_q1_f32
 // MARKS-NOT: posenc.spread_prefetch_rows
+// Tiles of at most 4 rows also ask the spread to hand rows to the ops
+// between the contractions (posenc.spread_prefetch_between).
 // MARKS-LABEL: func.func @mha_q1_f16
-// MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
-// MARKS: } {posenc.spread_prefetch_rows = 64 : i64}
+// MARKS: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 64 : i64}
+// MARKS: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 64 : i64}
 // A tile of at most 4 rows with f32 K/V marks loops over the rows' cache
 // lines (4 per row of 64 f32), bound 64 x 4; the next tile's K, then V.
 // MARKS-LABEL: func.func @gqa_q1_f32
@@ -55,10 +58,13 @@
 // MARKS-NEXT: %[[AT:.*]] = arith.addi %{{.*}}, %[[ROW]]
 // MARKS-NEXT: %[[COL:.*]] = arith.muli %[[LINE]], %c16
 // MARKS-NEXT: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[AT]], %[[COL]]]
-// MARKS-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
+// MARKS-NEXT: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
 // MARKS: bufferization.to_buffer %arg2 read_only
 // MARKS: memref.prefetch
-// MARKS-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
+// MARKS-NEXT: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
+// NOBETWEEN-LABEL: func.func @gqa_q1_f32
+// NOBETWEEN: memref.prefetch
+// NOBETWEEN-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
 // NOMARKS-LABEL: func.func @gqa_q4_f32
 // NOMARKS-NOT: posenc.spread_prefetch_rows
 // NOMARKS: memref.prefetch
@@ -107,8 +113,8 @@
 // LOOPS: memref.prefetch %arg1
 // LOOPS: vector.contract
 // LOOPS-NOT: posenc.spread_prefetch_rows
-// The 4-row f32 tile's 2 x 64 x 4 lines over its 128 contraction
-// iterations: 4 lines per iteration (g 4 .. g 4 + 3, no division, no
+// The 4-row f32 tile's 2 x 64 x 4 lines: the score loops' 64 iterations
+// issue K's 256, 4 lines per iteration (g 4 .. g 4 + 3, no division, no
 // loop), each tested against K's and V's lines.
 // LOOPS-LABEL: func.func @gqa_q1_f32
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
@@ -125,6 +131,25 @@
 // LOOPS: memref.prefetch %arg2
 // LOOPS-NOT: memref.prefetch
 // LOOPS: vector.contract
+// The ops between the score loops and P V (the score reduction and the
+// softmax, which issue no prefetch of their own) issue the first 64 of
+// V's 256 lines (lines 256-319 of the step), one per P V iteration, in 8
+// groups of 8: the first right after the score loops, before the
+// reduction, the last right before P V.
+// LOOPS: arith.constant 256 : index
+// LOOPS-COUNT-8: memref.prefetch %arg2
+// LOOPS: vector.multi_reduction <add>
+// LOOPS: math.exp
+// LOOPS: arith.constant 319 : index
+// LOOPS: memref.prefetch %arg2
+// LOOPS-NOT: vector.contract
+// LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c1 {
+// P V's 64 iterations issue the other 192, 3 per iteration from line 320.
+// LOOPS: %[[M:.*]] = arith.muli %{{.*}}, %c3{{(_[0-9]+)?}} : index
+// LOOPS: arith.addi %[[M]], %c320{{(_[0-9]+)?}} : index
+// LOOPS-COUNT-3: memref.prefetch %arg2
+// LOOPS-NOT: memref.prefetch
+// LOOPS: vector.contract {{.*}} : vector<4x1xf32>, vector<1x64xf32> into vector<4x64xf32>
 
 // With 256-bit tiles (AVX2 code) no tile spreads (measured slower than
 // the burst for most): the 16-row step keeps its burst before the score

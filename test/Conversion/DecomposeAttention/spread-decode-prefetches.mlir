@@ -272,3 +272,188 @@ func.func @not_an_integer(%k: memref<64x32xf32>, %rows: index) {
   } {posenc.spread_prefetch_rows = "four"}
   return
 }
+
+// -----
+
+// Marked posenc.spread_prefetch_between: the ops between the two nests
+// take rows too. 8 + 8 single-line rows over 4 + 4 iterations: the even
+// spread gives each nest 8 rows (2 per iteration); the ops between (two
+// stores) issue the first 4 of the second nest's rows, 8 .. 11, one per
+// iteration of that nest, in two groups before the stores, and the second
+// nest issues the other 4, one per iteration from row 12.
+// CHECK-LABEL: func.func @between_lines(
+// CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
+// CHECK-SAME: %{{[^:]*}}: memref<4x4xf32>, %[[NEXT:[^:]*]]: index, %[[ROWS:[^:]*]]: index)
+// The first nest: rows 2 g and 2 g + 1, as without the mark.
+// CHECK: scf.for %[[J:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: %[[U0:.*]] = arith.muli %[[J]], %c2
+// CHECK: memref.prefetch %[[K]]
+// CHECK: %[[U1:.*]] = arith.addi %[[U0]], %c1
+// CHECK: memref.prefetch %[[K]]
+// CHECK: vector.contract
+// CHECK-NEXT: vector.transfer_write {{.*}} : vector<4x4xf32>, memref<4x4xf32>
+// CHECK-NEXT: }
+// Rows 8, 9 (V's rows 0, 1) before the first store, 10, 11 before the
+// second, each under V's bound only.
+// CHECK-NEXT: %[[IN0:.*]] = arith.cmpi sgt, %[[ROWS]], %c0
+// CHECK-NEXT: scf.if %[[IN0]] {
+// CHECK-NEXT: memref.prefetch %[[V]][%[[NEXT]], %c0]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[IN1:.*]] = arith.cmpi sgt, %[[ROWS]], %c1
+// CHECK-NEXT: scf.if %[[IN1]] {
+// CHECK-NEXT: %[[R1:.*]] = arith.addi %[[NEXT]], %c1
+// CHECK-NEXT: memref.prefetch %[[V]][%[[R1]], %c0]
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: %[[IN2:.*]] = arith.cmpi sgt, %[[ROWS]], %c2
+// CHECK-NEXT: scf.if %[[IN2]] {
+// CHECK: memref.prefetch %[[V]]
+// CHECK: %[[IN3:.*]] = arith.cmpi sgt, %[[ROWS]], %c3
+// CHECK-NEXT: scf.if %[[IN3]] {
+// CHECK: memref.prefetch %[[V]]
+// CHECK: }
+// CHECK-NEXT: memref.store
+// The second nest: row 12 + j.
+// CHECK-NEXT: scf.for %[[J2:.*]] = %c0 to %c4 step %c1 {
+// CHECK-NEXT: %[[U2:.*]] = arith.addi %[[J2]], %c12
+// CHECK-NOT: arith.muli
+// CHECK: arith.cmpi ult, %[[U2]], %c16
+// CHECK: memref.prefetch %[[V]]
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.contract
+// CHECK-NOT: posenc.spread_prefetch
+// CHECK: return
+func.func @between_lines(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                         %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 8 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 8 : i64}
+  scf.for %j = %c0 to %c4 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  memref.store %f0, %acc[%c0, %c0] : memref<4x4xf32>
+  memref.store %f0, %acc[%c1, %c1] : memref<4x4xf32>
+  scf.for %j = %c0 to %c4 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// Rows of 2 prefetches each (8 + 8 rows over 8 + 8 iterations, one row per
+// iteration spread evenly): the ops between the nests take 8 / 2 = 4 of
+// the second nest's 8 rows (one line per iteration of that nest), and the
+// second nest issues the other 4, one every 2 iterations from row 12.
+// CHECK-LABEL: func.func @between_rows(
+// CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
+// CHECK: vector.contract
+// CHECK-COUNT-4: memref.prefetch %[[V]][%{{.*}}, %c16]
+// CHECK: memref.store
+// CHECK-NEXT: scf.for %[[J2:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT: %[[REM:.*]] = arith.remui %[[J2]], %c2
+// CHECK-NEXT: %[[ON:.*]] = arith.cmpi eq, %[[REM]], %c0
+// CHECK-NEXT: scf.if %[[ON]] {
+// CHECK-NEXT: %[[H:.*]] = arith.divui %[[J2]], %c2
+// CHECK-NEXT: %[[U:.*]] = arith.addi %[[H]], %c12
+// CHECK: memref.prefetch %[[V]]
+// CHECK: memref.prefetch %[[V]]
+// CHECK: vector.contract
+func.func @between_rows(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                        %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+    memref.prefetch %k[%row, %c16], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 8 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+    memref.prefetch %v[%row, %c16], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 8 : i64}
+  scf.for %j = %c0 to %c8 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  memref.store %f0, %acc[%c0, %c0] : memref<4x4xf32>
+  scf.for %j = %c0 to %c8 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// 3 + 3 single-line rows over 4 + 2 iterations: the second nest's share is
+// 2 rows, and the ops between would take all of them (one per iteration),
+// so the step is spread evenly as without the mark: one row per iteration,
+// the second nest from row 4, no prefetch between the nests.
+// CHECK-LABEL: func.func @between_all_or_nothing(
+// CHECK: vector.contract
+// CHECK-NOT: memref.prefetch
+// CHECK: memref.store
+// CHECK-NEXT: scf.for %[[J2:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: %[[U:.*]] = arith.addi %[[J2]], %c4
+// CHECK: memref.prefetch
+// CHECK: vector.contract
+func.func @between_all_or_nothing(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                                  %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 3 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 3 : i64}
+  scf.for %j = %c0 to %c4 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  memref.store %f0, %acc[%c0, %c0] : memref<4x4xf32>
+  scf.for %j = %c0 to %c2 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}

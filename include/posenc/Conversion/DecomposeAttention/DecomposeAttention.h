@@ -74,6 +74,11 @@ struct DecomposeAttentionOptions {
   /// Mark the decode key steps' prefetch bursts for
   /// --posenc-spread-decode-prefetches.
   bool spreadPrefetches = true;
+  /// With spreadPrefetches, decode tiles of at most 4 rows: the spread also
+  /// issues prefetches among the ops between the score contraction and
+  /// `P V` (the score reduction and the softmax), not only in the
+  /// contraction loops.
+  bool prefetchBetweenContractions = true;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
