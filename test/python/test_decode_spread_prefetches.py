@@ -2,7 +2,9 @@
 (attention-spread-prefetches, default on;
 lib/Conversion/DecomposeAttention/SpreadPrefetches.cpp): each full key
 step's prefetches of the next key tile issued among the iterations of its
-score and `P V` loops instead of one burst at its start.
+score and `P V` loops instead of one burst at its start, and for tiles of
+at most 4 rows some of them among the ops between those loops
+(attention-prefetch-between-contractions, default on).
 
 Prefetches are hints, so every case must compute the same attention as
 without them: each is checked against the numpy reference
@@ -27,9 +29,11 @@ import posenc  # noqa: E402  (a missing package fails the run, never skips it)
 from test_decode_schedule import check, half_kv_case, pipeline  # noqa: E402
 
 ON, OFF = "attention-spread-prefetches=1", "attention-spread-prefetches=0"
+# Spread over the contraction loops only.
+LOOPS_ONLY = f"{ON} attention-prefetch-between-contractions=0"
 
 
-@pytest.mark.parametrize("options", [ON, OFF])
+@pytest.mark.parametrize("options", [ON, OFF, LOOPS_ONLY])
 @pytest.mark.parametrize("elem", ["f32", "f16", "bf16"])
 @pytest.mark.parametrize("sq,hq,hkv", [(1, 32, 8), (4, 32, 8), (1, 8, 8),
                                        (16, 4, 4)])
@@ -39,11 +43,11 @@ def test_spread_prefetches(sk, sq, hq, hkv, elem, options):
     check(ir, args, want, options, f"{elem} Sq={sq} {hq}/{hkv} Sk={sk}")
 
 
-@pytest.mark.parametrize("sq,hq,hkv,elem,spread", [
-    (4, 32, 8, "f32", "rows"), (1, 32, 8, "f32", "lines"),
-    (1, 32, 8, "f16", "rows"), (1, 8, 8, "f16", "rows"),
-    (1, 8, 8, "f32", None)])
-def test_spread_where_chosen(sq, hq, hkv, elem, spread):
+@pytest.mark.parametrize("sq,hq,hkv,elem,spread,between", [
+    (4, 32, 8, "f32", "rows", None), (1, 32, 8, "f32", "lines", 46),
+    (1, 32, 8, "f16", "rows", 48), (1, 8, 8, "f16", "rows", None),
+    (1, 8, 8, "f32", None, None)])
+def test_spread_where_chosen(sq, hq, hkv, elem, spread, between):
     """With 512-bit vectors a 1-row tile with f32 K/V keeps the burst, the
     others spread; with 256-bit vectors every tile keeps it. Spread by
     rows, the burst's loop bodies (a K row's and a V row's prefetches) are
@@ -53,8 +57,17 @@ def test_spread_where_chosen(sq, hq, hkv, elem, spread):
     4-row f32 tile (GQA Sq = 1) spreads single lines: its 2 x 16 rows of 8
     lines over 64 contraction iterations, 4 lines an iteration, each a K
     line's and a V line's prefetch under their bounds, in each of the two
-    loops: 16 prefetch ops, as many as the burst's 2 x 8. The IR for both
-    widths whatever the host; the run at the host's width."""
+    loops: 16 prefetch ops, as many as the burst's 2 x 8.
+
+    Those counts are with attention-prefetch-between-contractions=0. On
+    (the default), the 4-row tiles hand the ops between their score loops
+    and P V one line per P V iteration (32) as straight-line prefetches of
+    V alone: the 4-row f32 tile issues 4 lines (8 ops) per score
+    iteration, the 32 lines between, and 3 lines (6 ops) per P V
+    iteration: 46 ops; the 4-row f16 tile its 8 rows of 4 lines between
+    (32 ops) beside its two loops' 2 x 8: 48. The 16-row tile and the
+    1-row f16 tile (whose shares do not split evenly) are unchanged. The
+    IR for both widths whatever the host; the run at the host's width."""
     ir, args, want = half_kv_case(hq, hkv, sq, 1024, 128, elem, seed=sq)
     check(ir, args, want, ON, f"{elem} Sq={sq} {hq}/{hkv}")
 
@@ -64,14 +77,18 @@ def test_spread_where_chosen(sq, hq, hkv, elem, spread):
 
     for bits in ("vector-bits=512", "vector-bits=256"):
         burst = "attention-prefetch-interleaved=0"
-        on = prefetches(f"{bits} {ON} {burst}")
+        on = prefetches(f"{bits} {LOOPS_ONLY} {burst}")
         off = prefetches(f"{bits} {OFF} {burst}")
+        with_between = prefetches(f"{bits} {ON} {burst}")
         assert off > 0
         if bits == "vector-bits=256" or spread is None:
             want_on = off
         else:
             want_on = 2 * off if spread == "rows" else 2 * 4 * 2
         assert on == want_on, (bits, on, off)
+        want_between = (between if bits == "vector-bits=512" and between
+                         else want_on)
+        assert with_between == want_between, (bits, with_between, on)
 
 
 @pytest.mark.parametrize("sq,causal", [(1, True), (4, False), (4, True)])

@@ -317,6 +317,19 @@ def PosencSpreadDecodePrefetchesPass
     A step whose contraction loops or the loops around them have no static
     trip count keeps its burst. Prefetches are hints: the step's results
     do not change.
+
+    Marked loops that also carry `posenc.spread_prefetch_between` (the
+    decode tiles of at most 4 rows) ask for the ops between consecutive
+    contraction nests (a decode step's score reduction and softmax, which
+    issue no prefetch of their own) to take rows too: each nest keeps its
+    share of the even spread (nest j: N I_j / I rows, in order), but the
+    first I_j / r of nest j's rows (r: the prefetches in one marked
+    iteration, so one cache line per iteration of nest j) are issued
+    among the ops before it, in up to 8 groups of consecutive rows spaced
+    over those ops, and nest j issues the rest. Only where every share
+    still spreads evenly (a whole number of rows per iteration, or one row
+    every whole number of iterations); otherwise the step is spread as
+    without the mark.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
