@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""Draws docs/bench-cpu.svg from the table in docs/bench-cpu.md.
+"""Draws docs/bench-cpu.svg and docs/bench-cpu-decode.svg from the tables in
+docs/bench-cpu.md.
 
-The plot shows the attention cases' GFLOP/s per sequence length for each
-implementation, with the FMA peak measured in the same run as a line, so the
-picture is always the printed figures (no plotting package is needed: the SVG
-is written directly).
+The first plot shows the attention cases' GFLOP/s per sequence length for
+each implementation, with the FMA peak measured in the same run as a line;
+the second the decode cases' % of the roofline bound per cached key count
+(the Decode section's last column), posenc's fused kernel per query rows
+and K/V type and the C++ baseline in gray, with the issue's targets (60 and
+70 %) as lines. The pictures are always the printed figures (no plotting
+package is needed: the SVG is written directly).
 
-Usage: bench/plot_bench.py [docs/bench-cpu.md] [docs/bench-cpu.svg]
+Usage: bench/plot_bench.py [docs/bench-cpu.md] [docs/bench-cpu.svg [DECODE.svg]]
+(DECODE.svg: the first SVG's name with -decode before .svg unless given;
+a plot whose rows the page lacks is not drawn.)
 """
 import os
 import re
@@ -16,6 +22,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLORS = {"plain": "#1f77b4", "rope": "#d62728", "alibi": "#2ca02c",
           "shaw16": "#9467bd", "shaw64": "#8c564b"}
 DASH = {"fused": "", "naive": "6,4", "reference": "2,3"}
+SQ_COLORS = {1: "#1f77b4", 4: "#d62728", 16: "#2ca02c"}
+KV_DASH = {"f32": "", "f16": "6,4", "bf16": "2,3"}
+DECODE_ROW = re.compile(
+    r"\|\s*decode-(gqa|mha)-q(\d+)-k(\d+)-(\w+)\s*\|\s*(\w+)\s*\|\s*(\w+)\s*\|"
+    r".*\|\s*([0-9.]+)\s*\|\s*$")
 
 
 def parse(markdown):
@@ -27,6 +38,82 @@ def parse(markdown):
             enc, s, impl, gflops = m.group(1), int(m.group(2)), m.group(3), float(m.group(4))
             series.setdefault((enc, impl), []).append((s, gflops))
     return peak, series
+
+
+def parse_decode(markdown):
+    """{(heads, sq, kv, impl): [(sk, % of bound)]} and the ISAs of the Decode
+    section's rows."""
+    start = markdown.find("## Decode")
+    series, isas = {}, set()
+    for line in (markdown[start:] if start >= 0 else "").splitlines():
+        m = DECODE_ROW.match(line)
+        if m:
+            heads, sq, sk, kv, impl, isa, pct = m.groups()
+            series.setdefault((heads, int(sq), kv, impl), []).append((int(sk), float(pct)))
+            isas.add(isa)
+    return series, isas
+
+
+def svg_decode(series, isas):
+    w, h, left, bottom, top, right = 760, 420, 70, 50, 30, 190
+    xs = sorted({sk for points in series.values() for sk, _ in points})
+    ymax = max([100.0] + [v for points in series.values() for _, v in points]) * 1.05
+
+    def px(sk):
+        if len(xs) == 1:
+            return (left + w - right) / 2
+        return left + (w - left - right) * xs.index(sk) / (len(xs) - 1)
+
+    def py(v):
+        return h - bottom - (h - bottom - top) * v / ymax
+
+    heads = "/".join(sorted({key[0].upper() for key in series}))
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+           'font-family="sans-serif" font-size="12">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{left}" y="18" font-size="14">posenc decode ({heads}), D=128, '
+           f'2 threads, {", ".join(sorted(isas))}: % of the roofline bound '
+           '(docs/bench-cpu.md)</text>']
+    for v in range(0, int(ymax) + 1, 20):
+        out.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{w - right}" y2="{py(v):.1f}" '
+                   'stroke="#ddd"/>')
+        out.append(f'<text x="{left - 8}" y="{py(v) + 4:.1f}" text-anchor="end">{v}</text>')
+    for sk in xs:
+        out.append(f'<text x="{px(sk):.1f}" y="{h - bottom + 18}" '
+                   f'text-anchor="middle">Sk={sk}</text>')
+    out.append(f'<text x="16" y="{(h - bottom + top) / 2:.0f}" '
+               f'transform="rotate(-90 16 {(h - bottom + top) / 2:.0f})" '
+               'text-anchor="middle">% of roofline bound</text>')
+    for target in (60, 70):
+        out.append(f'<line x1="{left}" y1="{py(target):.1f}" x2="{w - right}" '
+                   f'y2="{py(target):.1f}" stroke="black" stroke-dasharray="1,3"/>')
+        out.append(f'<text x="{w - right + 6}" y="{py(target) + 4:.1f}">target {target} %</text>')
+    legend_y = top + 60
+    naive_drawn = False
+    for (hd, sq, kv, impl), points in sorted(series.items(),
+                                             key=lambda kv_: (kv_[0][3] != "fused", kv_[0])):
+        points = sorted(points)
+        fused = impl == "fused"
+        color = SQ_COLORS.get(sq, "#444") if fused else "#999"
+        dash, width = KV_DASH.get(kv, ""), 2 if fused else 1
+        path = " ".join(f"{px(s):.1f},{py(v):.1f}" for s, v in points)
+        out.append(f'<polyline points="{path}" fill="none" stroke="{color}" '
+                   f'stroke-width="{width}" stroke-dasharray="{dash}"/>')
+        for s, v in points:
+            out.append(f'<circle cx="{px(s):.1f}" cy="{py(v):.1f}" r="{3 if fused else 2}" '
+                       f'fill="{color}"/>')
+        if fused or not naive_drawn:
+            label = f"Sq={sq} {kv}" if fused else "C++ loop (naive)"
+            if len({key[0] for key in series}) > 1 and fused:
+                label = f"{hd} {label}"
+            out.append(f'<line x1="{w - right + 6}" y1="{legend_y}" x2="{w - right + 30}" '
+                       f'y2="{legend_y}" stroke="{color}" stroke-width="{width}" '
+                       f'stroke-dasharray="{dash}"/>')
+            out.append(f'<text x="{w - right + 36}" y="{legend_y + 4}">{label}</text>')
+            legend_y += 18
+            naive_drawn |= not fused
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def svg(peak, series):
@@ -79,12 +166,21 @@ def svg(peak, series):
 def main():
     src = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "docs", "bench-cpu.md")
     dst = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "docs", "bench-cpu.svg")
-    peak, series = parse(open(src).read())
-    if not series:
-        sys.exit(f"no attention rows in {src}")
-    with open(dst, "w") as fh:
-        fh.write(svg(peak, series))
-    print(f"wrote {dst}")
+    dst_decode = (sys.argv[3] if len(sys.argv) > 3
+                  else os.path.splitext(dst)[0] + "-decode.svg")
+    markdown = open(src).read()
+    series = parse(markdown)[1] if "FMA peak" in markdown else {}
+    decode, isas = parse_decode(markdown)
+    if not series and not decode:
+        sys.exit(f"no attention or decode rows in {src}")
+    if series:
+        with open(dst, "w") as fh:
+            fh.write(svg(parse(markdown)[0], series))
+        print(f"wrote {dst}")
+    if decode:
+        with open(dst_decode, "w") as fh:
+            fh.write(svg_decode(decode, isas))
+        print(f"wrote {dst_decode}")
 
 
 if __name__ == "__main__":

@@ -784,7 +784,10 @@ def write_docs(tables, peak, decode_only):
     decode = ""
     if tables.get("decode"):
         decode = (DECODE_DOC + "\n" + printed + machine
-                  + "\n".join(tables["decode"].lines) + "\n")
+                  + "\n".join(tables["decode"].lines) + "\n"
+                  + "\n![% of the roofline bound per cached key count](bench-cpu-decode.svg)\n\n"
+                  "(`bench/plot_bench.py` draws it from the table above; `--write-docs` "
+                  "runs it.)\n")
     if decode_only:
         old = open(path).read() if os.path.exists(path) else "# CPU benchmark results\n\n"
         start = old.find("## Decode")
@@ -792,6 +795,8 @@ def write_docs(tables, peak, decode_only):
         with open(path, "w") as fh:
             fh.write(old + decode)
         print(f"wrote the Decode section of {path}")
+        if not ARGS.quick and decode:
+            plot(path)
         return
     with open(path, "w") as fh:
         fh.write("# CPU benchmark results\n\n" + printed + machine)
@@ -804,9 +809,15 @@ def write_docs(tables, peak, decode_only):
         if decode:
             fh.write("\n" + decode)
     print(f"wrote {path}")
-    if not ARGS.quick and tables.get("prefill"):
-        subprocess.run([sys.executable, os.path.join(HERE, "plot_bench.py"), path,
-                        os.path.splitext(path)[0] + ".svg"], check=True)
+    if not ARGS.quick and (tables.get("prefill") or decode):
+        plot(path)
+
+
+def plot(path):
+    """The page's plots (bench/plot_bench.py): NAME.svg from its attention
+    rows, NAME-decode.svg from its Decode section."""
+    subprocess.run([sys.executable, os.path.join(HERE, "plot_bench.py"), path,
+                    os.path.splitext(path)[0] + ".svg"], check=True)
 
 
 def main():

@@ -67,6 +67,11 @@ def test_plot_is_drawn_from_the_recorded_table(tmp_path):
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert text.count("<polyline") >= 3 and "FMA peak" in text
+    # The Decode section's plot beside it: posenc's fused kernel per Sq and
+    # K/V type, the C++ loop, the targets.
+    decode = (tmp_path / "bench-decode.svg").read_text()
+    assert decode.count("<polyline") >= 6 and "target 70 %" in decode, decode[:300]
+    assert "Sq=1 f32" in decode and "C++ loop (naive)" in decode
 
 
 @needs_bench
