@@ -51,6 +51,7 @@ void posenc::buildPosencCPUPipeline(OpPassManager &pm,
     decomposeOptions.spreadPrefetches = options.attentionSpreadPrefetches;
     decomposeOptions.prefetchBetweenContractions =
         options.attentionPrefetchBetweenContractions;
+    decomposeOptions.prefetchAlternateKV = options.attentionPrefetchAlternateKV;
     // The target's vector width: the decode tiles' layout and the register
     // tiles below are chosen for it.
     int64_t vectorBits =

@@ -5,6 +5,7 @@
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-query-tile=8 attention-key-tile=16" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=TILES
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-split-k-tasks=3 attention-split-k-max-keys=100" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLITK
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-prefetch-tiles=0" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPREFETCH
+// RUN: posenc-opt %s --posenc-cpu-pipeline="attention-prefetch-alternate-kv=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOALTERNATE
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-prefetch-between-contractions=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOBETWEEN
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-widen-keys=false" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWIDEN
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows16-key-tile=128" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS16
@@ -38,7 +39,7 @@
 // BADSCHED: error: posenc-omp-schedule: option 'schedule' must be static, dynamic, guided or auto, got 'fastest'
 
 // FUSED: posenc-fuse-attention
-// FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-between-contractions=true prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=64 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// FUSED: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-alternate-kv=true prefetch-between-contractions=true prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=64 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // FUSED: posenc-vectorize-attention-tiles
 // FUSED: posenc-to-linalg
 // FUSED: posenc-spread-decode-prefetches
@@ -47,13 +48,14 @@
 // FUSED: posenc-lower-attention-vectors
 // FUSED: convert-openmp-to-llvm
 
-// TILES: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=16 prefetch-between-contractions=true prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=64 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// TILES: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=16 prefetch-alternate-kv=true prefetch-between-contractions=true prefetch-interleaved=true prefetch-tiles=1 query-tile=8 rows16-key-tile=64 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=8192 split-k-tasks=0 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 // NOPREFETCH: posenc-decompose-attention{{.*}} prefetch-tiles=0
+// NOALTERNATE: posenc-decompose-attention{{.*}} prefetch-alternate-kv=false
 // NOBETWEEN: posenc-decompose-attention{{.*}} prefetch-between-contractions=false
 // NOWIDEN: posenc-decompose-attention{{.*}} widen-keys=false}
 // ROWS16: posenc-decompose-attention{{.*}} rows16-key-tile=128 
 // ROWS4: posenc-decompose-attention{{.*}} rows4-key-tile=32 
-// SPLITK: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-between-contractions=true prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=64 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
+// SPLITK: posenc-decompose-attention{generic-decode=false key-regions=1 key-tile=64 prefetch-alternate-kv=true prefetch-between-contractions=true prefetch-interleaved=true prefetch-tiles=1 query-tile=0 rows16-key-tile=64 rows4-key-tile=16 score-dims-on-lanes=true split-k-count=0 split-k-max-keys=100 split-k-tasks=3 spread-prefetches=true vector-bits={{[0-9]+}} vector-layout=true widen-keys=true}
 
 // Standalone RoPE: --posenc-lower-rope runs before the reference lowering
 // unless fast-rope=false; rope-block-rows reaches it.

@@ -4,7 +4,8 @@ lib/Conversion/DecomposeAttention/SpreadPrefetches.cpp): each full key
 step's prefetches of the next key tile issued among the iterations of its
 score and `P V` loops instead of one burst at its start, and for tiles of
 at most 4 rows some of them among the ops between those loops
-(attention-prefetch-between-contractions, default on).
+(attention-prefetch-between-contractions, default on), with f32 K their K
+and V lines in turn (attention-prefetch-alternate-kv, default on).
 
 Prefetches are hints, so every case must compute the same attention as
 without them: each is checked against the numpy reference
@@ -89,6 +90,17 @@ def test_spread_where_chosen(sq, hq, hkv, elem, spread, between):
         want_between = (between if bits == "vector-bits=512" and between
                          else want_on)
         assert with_between == want_between, (bits, with_between, on)
+
+
+@pytest.mark.parametrize("alternate", ["1", "0"])
+@pytest.mark.parametrize("sq,hq,hkv", [(1, 32, 8), (4, 8, 8)])
+@pytest.mark.parametrize("sk", [1000, 1024])
+def test_spread_alternating_kv(sk, sq, hq, hkv, alternate):
+    """4-row f32 tiles (GQA Sq = 1, MHA Sq = 4), K's and V's lines in turn
+    or K's first: the same attention either way."""
+    ir, args, want = half_kv_case(hq, hkv, sq, sk, 128, "f32", seed=sq + sk)
+    check(ir, args, want, f"{ON} attention-prefetch-alternate-kv={alternate}",
+          f"f32 Sq={sq} {hq}/{hkv} Sk={sk} alternate={alternate}")
 
 
 @pytest.mark.parametrize("sq,causal", [(1, True), (4, False), (4, True)])

@@ -168,6 +168,12 @@ def PosencDecomposeAttentionPass : Pass<"posenc-decompose-attention"> {
            "also issues some of them among the ops between the score "
            "contraction and P V (the score reduction and the softmax), "
            "during which the contraction loops issue none">,
+    Option<"prefetchAlternateKV", "prefetch-alternate-kv", "bool",
+           /*default=*/"true",
+           "Vector layout, decode tiles of at most 4 rows with "
+           "spread-prefetches: mark the prefetch loops so that the spread "
+           "hands out the next tile's K and V rows alternately instead of "
+           "K's first">,
     Option<"genericDecode", "generic-decode", "bool", /*default=*/"false",
            "Generic layout (the GPU mapping's): the decode schedule for a "
            "static Sq <= 16, its packed tile at most query-tile rows, the "

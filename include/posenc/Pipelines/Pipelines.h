@@ -108,6 +108,13 @@ struct PosencCPUPipelineOptions
                      "contraction and P V (docs/pipelines.md, \"Prefetches "
                      "between the contractions\")"),
       llvm::cl::init(true)};
+  Option<bool> attentionPrefetchAlternateKV{
+      *this, "attention-prefetch-alternate-kv",
+      llvm::cl::desc("Fused path, decode tiles of at most 4 rows with "
+                     "spread prefetches: prefetch the next key tile's K and "
+                     "V rows alternately instead of K's first "
+                     "(docs/pipelines.md, \"K and V lines in turn\")"),
+      llvm::cl::init(true)};
   Option<std::string> ompSchedule{
       *this, "omp-schedule",
       llvm::cl::desc("The schedule of the parallel loops' OpenMP threads "

@@ -192,6 +192,8 @@ void VectorTileBuilder::prefetchKeyRows(Value next, Value first, Value end,
           b.getI64IntegerAttr(byLine ? spreadRows * lines : spreadRows));
       if (prefetchBetweenContractions)
         loop->setAttr(kSpreadPrefetchBetweenAttr, b.getUnitAttr());
+      if (prefetchAlternateKV)
+        loop->setAttr(kSpreadPrefetchAlternateAttr, b.getUnitAttr());
     }
   }
 }

@@ -377,6 +377,7 @@ struct PosencDecomposeAttentionPass
     options.rows4KeyTile = rows4KeyTile;
     options.spreadPrefetches = spreadPrefetches;
     options.prefetchBetweenContractions = prefetchBetweenContractions;
+    options.prefetchAlternateKV = prefetchAlternateKV;
     RewritePatternSet patterns(&getContext());
     populateDecomposeAttentionPatterns(patterns, options);
     // Only the fused ops are rewritten; nothing else is folded on the way.

@@ -43,6 +43,7 @@ namespace posenc {
 } // namespace posenc
 
 using namespace mlir;
+using posenc::decompose::kSpreadPrefetchAlternateAttr;
 using posenc::decompose::kSpreadPrefetchBetweenAttr;
 using posenc::decompose::kSpreadPrefetchRowsAttr;
 
@@ -108,15 +109,45 @@ SmallVector<ContractionNest> contractionNests(Block &body, Operation *last) {
 constexpr int64_t kMaxRowsUnrolled = 8;
 
 /// A marked loop of prefetches over rows, and its rows' place among all the
-/// marked loops of the step: rows [first, first + bound).
+/// marked loops of the step: rows [first, first + bound), or, when the
+/// step's `turns` loops take turns (kSpreadPrefetchAlternateAttr), the rows
+/// u with u mod turns = index, its row u / turns.
 struct Burst {
   scf::ForOp loop;
   int64_t first, bound;
+  int64_t index = 0, turns = 0;
+
+  /// Whether the step's row u, a constant, is one of this loop's.
+  bool holds(int64_t u) const {
+    return turns > 0 ? u % turns == index : u >= first && u < first + bound;
+  }
 };
 
-/// Row u - first of `burst` (its body, cloned), when u is one of the
-/// burst's rows and that row lies below the burst loop's own upper bound.
+/// The row of `burst` that the step's row u is (its body, cloned), when u is
+/// one of the burst's rows and that row lies below the burst loop's own
+/// upper bound.
 void issueRowOf(OpBuilder &b, Location loc, Value u, Burst burst) {
+  if (burst.turns > 0) {
+    Value turns = arith::ConstantIndexOp::create(b, loc, burst.turns);
+    Value local = b.createOrFold<arith::DivUIOp>(loc, u, turns);
+    Value row =
+        b.createOrFold<arith::AddIOp>(loc, burst.loop.getLowerBound(), local);
+    Value mine = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq,
+        b.createOrFold<arith::RemUIOp>(loc, u, turns),
+        arith::ConstantIndexOp::create(b, loc, burst.index));
+    Value inBounds = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::slt, row, burst.loop.getUpperBound());
+    Value cond = b.createOrFold<arith::AndIOp>(loc, mine, inBounds);
+    scf::IfOp::create(b, loc, cond, [&](OpBuilder &b, Location loc) {
+      IRMapping map;
+      map.map(burst.loop.getInductionVar(), row);
+      for (Operation &op : burst.loop.getBody()->without_terminator())
+        b.clone(op, map);
+      scf::YieldOp::create(b, loc);
+    });
+    return;
+  }
   Value firstV = arith::ConstantIndexOp::create(b, loc, burst.first);
   Value endV =
       arith::ConstantIndexOp::create(b, loc, burst.first + burst.bound);
@@ -270,7 +301,7 @@ void issueGapRows(ArrayRef<Operation *> ops, int64_t first, int64_t count,
                  end = first + (p + 1) * count / groups;
          u < end; ++u) {
       for (const Burst &burst : bursts) {
-        if (u < burst.first || u >= burst.first + burst.bound)
+        if (!burst.holds(u))
           continue;
         issueRowOf(b, loc, arith::ConstantIndexOp::create(b, loc, u), burst);
       }
@@ -344,8 +375,12 @@ void spreadStep(ArrayRef<scf::ForOp> marked) {
   bool between = llvm::any_of(marked, [](scf::ForOp loop) {
     return loop->hasAttr(kSpreadPrefetchBetweenAttr);
   });
+  bool alternate = llvm::any_of(marked, [](scf::ForOp loop) {
+    return loop->hasAttr(kSpreadPrefetchAlternateAttr);
+  });
   for (scf::ForOp loop : marked) {
     loop->removeAttr(kSpreadPrefetchBetweenAttr);
+    loop->removeAttr(kSpreadPrefetchAlternateAttr);
     int64_t bound =
         cast<IntegerAttr>(loop->getAttr(kSpreadPrefetchRowsAttr)).getInt();
     loop->removeAttr(kSpreadPrefetchRowsAttr);
@@ -356,6 +391,17 @@ void spreadStep(ArrayRef<scf::ForOp> marked) {
   // Rows are counted one per iteration: other steps stay a burst.
   if (!unitSteps)
     return;
+  // In turns: only loops of one bound (rows u and u + 1 one row apart in
+  // each), else in order.
+  if (alternate && bursts.size() > 1 &&
+      llvm::all_of(bursts, [&](const Burst &burst) {
+        return burst.bound == bursts.front().bound;
+      })) {
+    for (auto [index, burst] : llvm::enumerate(bursts)) {
+      burst.index = index;
+      burst.turns = bursts.size();
+    }
+  }
   Operation *last = marked.back();
   for (scf::ForOp loop : marked)
     if (last->isBeforeInBlock(loop))

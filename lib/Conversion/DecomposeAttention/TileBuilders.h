@@ -125,6 +125,9 @@ struct AttentionSchedule {
   /// issue prefetches among the ops between the step's contraction loops
   /// (kSpreadPrefetchBetweenAttr).
   bool prefetchBetweenContractions = false;
+  /// Decode, spreadPrefetches: the marked bursts ask the spread to hand out
+  /// their rows in turn (kSpreadPrefetchAlternateAttr).
+  bool prefetchAlternateKV = false;
 
   bool isDecode() const { return rowsPerHead > 0; }
 };
@@ -242,6 +245,11 @@ inline constexpr llvm::StringLiteral kSpreadPrefetchRowsAttr =
 /// the ops between consecutive contraction nests (SpreadPrefetches.cpp).
 inline constexpr llvm::StringLiteral kSpreadPrefetchBetweenAttr =
     "posenc.spread_prefetch_between";
+/// On the marked loops of a key step (unit), all of one bound: the spread
+/// hands out their rows in turn, row 0 of each loop in order, then row 1,
+/// ... (SpreadPrefetches.cpp).
+inline constexpr llvm::StringLiteral kSpreadPrefetchAlternateAttr =
+    "posenc.spread_prefetch_alternate";
 
 /// markVectorTile with sizes already chosen for the target's vector width
 /// (the pass does not scale them for narrower vectors); with `fuseInit`, as

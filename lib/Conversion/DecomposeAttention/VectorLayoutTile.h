@@ -44,7 +44,8 @@ public:
         spreadPrefetches(schedule.spreadPrefetches),
         spreadLines(schedule.spreadLines),
         prefetchValuesInStep(schedule.prefetchValuesInStep),
-        prefetchBetweenContractions(schedule.prefetchBetweenContractions) {}
+        prefetchBetweenContractions(schedule.prefetchBetweenContractions),
+        prefetchAlternateKV(schedule.prefetchAlternateKV) {}
 
   /// Builds the task's body at the builder's insertion point.
   void build();
@@ -314,6 +315,8 @@ private:
   bool prefetchValuesInStep;
   /// Decode: AttentionSchedule::prefetchBetweenContractions.
   bool prefetchBetweenContractions;
+  /// Decode: AttentionSchedule::prefetchAlternateKV.
+  bool prefetchAlternateKV;
   /// The first row of the tile the current full key step prefetches (the
   /// tile prefetchTiles ahead in the visiting order), or null: the tile
   /// prefetchTiles ahead in key order.

@@ -1,6 +1,7 @@
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 rows16-key-tile=128" | FileCheck %s --check-prefix=MARKS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 spread-prefetches=0 rows16-key-tile=128" | FileCheck %s --check-prefix=NOMARKS
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-between-contractions=0 rows16-key-tile=128" | FileCheck %s --check-prefix=NOBETWEEN
+// RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-alternate-kv=0 rows16-key-tile=128" | FileCheck %s --check-prefix=NOALTERNATE
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=512 prefetch-tiles=2 rows16-key-tile=128" | FileCheck %s --check-prefix=TILES2
 // RUN: posenc-opt %s --posenc-fuse-attention --posenc-decompose-attention="rows4-key-tile=0 vector-layout=1 split-k-tasks=1 vector-bits=256 rows16-key-tile=128" | FileCheck %s --check-prefix=NOMARKS256
 // RUN: posenc-opt %s --posenc-cpu-pipeline="attention-rows4-key-tile=0 attention-rows16-key-tile=128 vector-bits=512" --mlir-print-ir-after=posenc-spread-decode-prefetches --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOOPS
@@ -58,13 +59,17 @@
 // MARKS-NEXT: %[[AT:.*]] = arith.addi %{{.*}}, %[[ROW]]
 // MARKS-NEXT: %[[COL:.*]] = arith.muli %[[LINE]], %c16
 // MARKS-NEXT: memref.prefetch %{{.*}}[%{{.*}}, %{{.*}}, %[[AT]], %[[COL]]]
-// MARKS-NEXT: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
+// MARKS-NEXT: } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
 // MARKS: bufferization.to_buffer %arg2 read_only
 // MARKS: memref.prefetch
-// MARKS-NEXT: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
+// MARKS-NEXT: } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
+// (f32 K only: the f16 tile above has no posenc.spread_prefetch_alternate.)
 // NOBETWEEN-LABEL: func.func @gqa_q1_f32
 // NOBETWEEN: memref.prefetch
-// NOBETWEEN-NEXT: } {posenc.spread_prefetch_rows = 256 : i64}
+// NOBETWEEN-NEXT: } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_rows = 256 : i64}
+// NOALTERNATE-LABEL: func.func @gqa_q1_f32
+// NOALTERNATE: memref.prefetch
+// NOALTERNATE-NEXT: } {posenc.spread_prefetch_between, posenc.spread_prefetch_rows = 256 : i64}
 // NOMARKS-LABEL: func.func @gqa_q4_f32
 // NOMARKS-NOT: posenc.spread_prefetch_rows
 // NOMARKS: memref.prefetch
@@ -113,9 +118,10 @@
 // LOOPS: memref.prefetch %arg1
 // LOOPS: vector.contract
 // LOOPS-NOT: posenc.spread_prefetch_rows
-// The 4-row f32 tile's 2 x 64 x 4 lines: the score loops' 64 iterations
-// issue K's 256, 4 lines per iteration (g 4 .. g 4 + 3, no division, no
-// loop), each tested against K's and V's lines.
+// The 4-row f32 tile's 2 x 64 x 4 lines, K's and V's in turn (line u of
+// the step: K's line u / 2 for even u, V's for odd): the score loops' 64
+// iterations issue the first 256, 4 per iteration (g 4 .. g 4 + 3, no
+// division, no loop), each tested against K's and V's turn.
 // LOOPS-LABEL: func.func @gqa_q1_f32
 // LOOPS: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c64 {
 // LOOPS: scf.for %{{.*}} = %c0 to %c64 step %c4 {
@@ -132,12 +138,19 @@
 // LOOPS-NOT: memref.prefetch
 // LOOPS: vector.contract
 // The ops between the score loops and P V (the score reduction and the
-// softmax, which issue no prefetch of their own) issue the first 64 of
-// V's 256 lines (lines 256-319 of the step), one per P V iteration, in 8
-// groups of 8: the first right after the score loops, before the
-// reduction, the last right before P V.
+// softmax, which issue no prefetch of their own) issue the next 64 lines
+// (lines 256-319 of the step: K's and V's lines 128-159), one per P V
+// iteration, in 8 groups of 8: the first right after the score loops,
+// before the reduction, the last right before P V.
 // LOOPS: arith.constant 256 : index
-// LOOPS-COUNT-8: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
 // LOOPS: vector.multi_reduction <add>
 // LOOPS: math.exp
 // LOOPS: arith.constant 319 : index
@@ -147,7 +160,12 @@
 // P V's 64 iterations issue the other 192, 3 per iteration from line 320.
 // LOOPS: %[[M:.*]] = arith.muli %{{.*}}, %c3{{(_[0-9]+)?}} : index
 // LOOPS: arith.addi %[[M]], %c320{{(_[0-9]+)?}} : index
-// LOOPS-COUNT-3: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
+// LOOPS: memref.prefetch %arg1
+// LOOPS: memref.prefetch %arg2
 // LOOPS-NOT: memref.prefetch
 // LOOPS: vector.contract {{.*}} : vector<4x1xf32>, vector<1x64xf32> into vector<4x64xf32>
 

@@ -457,3 +457,90 @@ func.func @between_all_or_nothing(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
   }
   return
 }
+
+// -----
+
+// Marked posenc.spread_prefetch_alternate: the two loops take turns, the
+// step's row u being K's row u / 2 for even u and V's for odd u. 4 + 4 rows
+// over 8 iterations, one per iteration.
+// CHECK-LABEL: func.func @alternate(
+// CHECK-SAME: %[[K:[^:]*]]: memref<64x32xf32>, %[[V:[^:]*]]: memref<64x32xf32>,
+// CHECK-SAME: %{{[^:]*}}: memref<4x4xf32>, %[[NEXT:[^:]*]]: index, %[[ROWS:[^:]*]]: index)
+// CHECK: scf.for %[[J:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT: %[[KROW:.*]] = arith.divui %[[J]], %c2
+// CHECK-NEXT: %[[KTURN:.*]] = arith.remui %[[J]], %c2
+// CHECK-NEXT: %[[KMINE:.*]] = arith.cmpi eq, %[[KTURN]], %c0
+// CHECK-NEXT: %[[KIN:.*]] = arith.cmpi slt, %[[KROW]], %[[ROWS]]
+// CHECK-NEXT: %[[KC:.*]] = arith.andi %[[KMINE]], %[[KIN]]
+// CHECK-NEXT: scf.if %[[KC]] {
+// CHECK-NEXT: %[[KAT:.*]] = arith.addi %[[NEXT]], %[[KROW]]
+// CHECK-NEXT: memref.prefetch %[[K]][%[[KAT]], %c0]
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[VROW:.*]] = arith.divui %[[J]], %c2
+// CHECK-NEXT: %[[VTURN:.*]] = arith.remui %[[J]], %c2
+// CHECK-NEXT: %[[VMINE:.*]] = arith.cmpi eq, %[[VTURN]], %c1
+// CHECK-NEXT: %[[VIN:.*]] = arith.cmpi slt, %[[VROW]], %[[ROWS]]
+// CHECK-NEXT: %[[VC:.*]] = arith.andi %[[VMINE]], %[[VIN]]
+// CHECK-NEXT: scf.if %[[VC]] {
+// CHECK-NEXT: %[[VAT:.*]] = arith.addi %[[NEXT]], %[[VROW]]
+// CHECK-NEXT: memref.prefetch %[[V]][%[[VAT]], %c0]
+// CHECK-NEXT: }
+// CHECK-NEXT: vector.transfer_read
+func.func @alternate(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                     %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_rows = 4 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_rows = 4 : i64}
+  scf.for %j = %c0 to %c8 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}
+
+// -----
+
+// Loops of different bounds do not take turns: K's 4 rows, then V's 2, as
+// without the mark.
+// CHECK-LABEL: func.func @alternate_unequal(
+// CHECK-NOT: arith.remui
+// CHECK: arith.cmpi ult, %{{.*}}, %c4
+// CHECK: memref.prefetch
+// CHECK: arith.cmpi ult, %{{.*}}, %c6
+// CHECK: memref.prefetch
+// CHECK: vector.contract
+func.func @alternate_unequal(%k: memref<64x32xf32>, %v: memref<64x32xf32>,
+                     %acc: memref<4x4xf32>, %next: index, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %f0 = arith.constant 0.0 : f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %k[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_rows = 4 : i64}
+  scf.for %r = %c0 to %rows step %c1 {
+    %row = arith.addi %next, %r : index
+    memref.prefetch %v[%row, %c0], read, locality<3>, data : memref<64x32xf32>
+  } {posenc.spread_prefetch_alternate, posenc.spread_prefetch_rows = 2 : i64}
+  scf.for %j = %c0 to %c8 step %c1 {
+    %a = vector.transfer_read %k[%j, %c0], %f0 : memref<64x32xf32>, vector<4x1xf32>
+    %b = vector.transfer_read %v[%j, %c0], %f0 : memref<64x32xf32>, vector<1x4xf32>
+    %c = vector.transfer_read %acc[%c0, %c0], %f0 : memref<4x4xf32>, vector<4x4xf32>
+    %d = vector.contract {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"], kind = #vector.kind<add>} %a, %b, %c : vector<4x1xf32>, vector<1x4xf32> into vector<4x4xf32>
+    vector.transfer_write %d, %acc[%c0, %c0] : vector<4x4xf32>, memref<4x4xf32>
+  }
+  return
+}

@@ -79,6 +79,10 @@ struct DecomposeAttentionOptions {
   /// `P V` (the score reduction and the softmax), not only in the
   /// contraction loops.
   bool prefetchBetweenContractions = true;
+  /// With spreadPrefetches, decode tiles of at most 4 rows: the spread hands
+  /// out the next tile's K and V rows alternately (K row 0, V row 0, K row
+  /// 1, ...) instead of K's rows first.
+  bool prefetchAlternateKV = true;
 };
 
 /// Patterns lowering posenc.fused_attention to a flash-style loop nest on
