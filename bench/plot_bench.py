@@ -87,8 +87,10 @@ def svg_decode(series, isas):
     for target in (60, 70):
         out.append(f'<line x1="{left}" y1="{py(target):.1f}" x2="{w - right}" '
                    f'y2="{py(target):.1f}" stroke="black" stroke-dasharray="1,3"/>')
-        out.append(f'<text x="{w - right + 6}" y="{py(target) + 4:.1f}">target {target} %</text>')
-    legend_y = top + 60
+        out.append(f'<text x="{w - right - 4}" y="{py(target) - 4:.1f}" fill="#555" '
+                   'text-anchor="end">'
+                   f'target {target} %</text>')
+    legend_y = top + 10
     naive_drawn = False
     for (hd, sq, kv, impl), points in sorted(series.items(),
                                              key=lambda kv_: (kv_[0][3] != "fused", kv_[0])):

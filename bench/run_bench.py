@@ -738,6 +738,10 @@ Decode cases: `decode-{gqa|mha}-q{Sq}-k{Sk}-{K/V type}`: query `[1, 32, Sq, 128]
 MHA: Hkv = 32). K/V GB/s counts the cache read once; the bound is the roofline
 max(FLOPs / FMA peak, K/V bytes / triad bandwidth) with both peaks measured in the
 same run (the roof that applies in parentheses); % of bound = bound / median time.
+In sequential mode nothing evicts the caches between calls, so a K/V cache that fits
+the host's last-level cache (260 MiB on the AMD Zen 5 VM: every case up to Sk = 16384)
+is read partly from it and can pass its bandwidth bound; `--interleave` runs a triad
+pass before every call, and its figures are the ones the issue's targets are read from.
 """
 
 

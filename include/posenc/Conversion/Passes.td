@@ -336,6 +336,13 @@ def PosencSpreadDecodePrefetchesPass
     still spreads evenly (a whole number of rows per iteration, or one row
     every whole number of iterations); otherwise the step is spread as
     without the mark.
+
+    Marked loops that carry `posenc.spread_prefetch_alternate` (the
+    decode tiles of at most 4 rows with f32 K, whose marked loops run over
+    single cache lines of K and V) take turns instead of following one
+    another: with M loops of one bound, the step's row u is row u / M of
+    loop u mod M, so the next tile's K and V lines are requested together
+    rather than K's first. Loops of different bounds keep their order.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
