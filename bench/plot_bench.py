@@ -40,6 +40,50 @@ def parse(markdown):
     return peak, series
 
 
+class Frame:
+    """An SVG plot area w x h with margins: categorical x positions `xs`
+    (evenly spaced; one value in the middle), y from 0 to `ymax`, a title,
+    grid lines every `ystep` and the axes' labels."""
+
+    def __init__(self, xs, ymax, margins, title, ystep, xlabel, ylabel):
+        self.w, self.h = 760, 420
+        self.left, self.bottom, self.top, self.right = margins
+        self.xs, self.ymax = xs, ymax
+        w, h, left, bottom, top, right = (self.w, self.h, self.left, self.bottom,
+                                          self.top, self.right)
+        self.out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+                    'font-family="sans-serif" font-size="12">',
+                    f'<rect width="{w}" height="{h}" fill="white"/>',
+                    f'<text x="{left}" y="18" font-size="14">{title}</text>']
+        for v in range(0, int(ymax) + 1, ystep):
+            self.out.append(f'<line x1="{left}" y1="{self.py(v):.1f}" x2="{w - right}" '
+                            f'y2="{self.py(v):.1f}" stroke="#ddd"/>')
+            self.out.append(f'<text x="{left - 8}" y="{self.py(v) + 4:.1f}" '
+                            f'text-anchor="end">{v}</text>')
+        for x in xs:
+            self.out.append(f'<text x="{self.px(x):.1f}" y="{h - bottom + 18}" '
+                            f'text-anchor="middle">{xlabel}={x}</text>')
+        mid = (h - bottom + top) / 2
+        self.out.append(f'<text x="16" y="{mid:.0f}" transform="rotate(-90 16 {mid:.0f})" '
+                        f'text-anchor="middle">{ylabel}</text>')
+
+    def px(self, x):
+        if len(self.xs) == 1:
+            return (self.left + self.w - self.right) / 2
+        return self.left + (self.w - self.left - self.right) * self.xs.index(x) / (len(self.xs) - 1)
+
+    def py(self, v):
+        return self.h - self.bottom - (self.h - self.bottom - self.top) * v / self.ymax
+
+    def hline(self, v):
+        """A dotted line across the plot at y = v."""
+        self.out.append(f'<line x1="{self.left}" y1="{self.py(v):.1f}" x2="{self.w - self.right}" '
+                        f'y2="{self.py(v):.1f}" stroke="black" stroke-dasharray="1,3"/>')
+
+    def svg(self):
+        return "\n".join(self.out + ["</svg>"]) + "\n"
+
+
 def parse_decode(markdown):
     """{(heads, sq, kv, impl): [(sk, % of bound)]} and the ISAs of the Decode
     section's rows."""
@@ -55,41 +99,17 @@ def parse_decode(markdown):
 
 
 def svg_decode(series, isas):
-    w, h, left, bottom, top, right = 760, 420, 70, 50, 30, 190
     xs = sorted({sk for points in series.values() for sk, _ in points})
     ymax = max([100.0] + [v for points in series.values() for _, v in points]) * 1.05
-
-    def px(sk):
-        if len(xs) == 1:
-            return (left + w - right) / 2
-        return left + (w - left - right) * xs.index(sk) / (len(xs) - 1)
-
-    def py(v):
-        return h - bottom - (h - bottom - top) * v / ymax
-
     heads = "/".join(sorted({key[0].upper() for key in series}))
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           'font-family="sans-serif" font-size="12">',
-           f'<rect width="{w}" height="{h}" fill="white"/>',
-           f'<text x="{left}" y="18" font-size="14">posenc decode ({heads}), D=128, '
-           f'2 threads, {", ".join(sorted(isas))}: % of the roofline bound '
-           '(docs/bench-cpu.md)</text>']
-    for v in range(0, int(ymax) + 1, 20):
-        out.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{w - right}" y2="{py(v):.1f}" '
-                   'stroke="#ddd"/>')
-        out.append(f'<text x="{left - 8}" y="{py(v) + 4:.1f}" text-anchor="end">{v}</text>')
-    for sk in xs:
-        out.append(f'<text x="{px(sk):.1f}" y="{h - bottom + 18}" '
-                   f'text-anchor="middle">Sk={sk}</text>')
-    out.append(f'<text x="16" y="{(h - bottom + top) / 2:.0f}" '
-               f'transform="rotate(-90 16 {(h - bottom + top) / 2:.0f})" '
-               'text-anchor="middle">% of roofline bound</text>')
+    f = Frame(xs, ymax, (70, 50, 30, 190),
+              f'posenc decode ({heads}), D=128, 2 threads, {", ".join(sorted(isas))}: '
+              '% of the roofline bound (docs/bench-cpu.md)', 20, "Sk", "% of roofline bound")
+    w, right, top, out, px, py = f.w, f.right, f.top, f.out, f.px, f.py
     for target in (60, 70):
-        out.append(f'<line x1="{left}" y1="{py(target):.1f}" x2="{w - right}" '
-                   f'y2="{py(target):.1f}" stroke="black" stroke-dasharray="1,3"/>')
+        f.hline(target)
         out.append(f'<text x="{w - right - 4}" y="{py(target) - 4:.1f}" fill="#555" '
-                   'text-anchor="end">'
-                   f'target {target} %</text>')
+                   f'text-anchor="end">target {target} %</text>')
     legend_y = top + 10
     naive_drawn = False
     for (hd, sq, kv, impl), points in sorted(series.items(),
@@ -114,37 +134,16 @@ def svg_decode(series, isas):
             out.append(f'<text x="{w - right + 36}" y="{legend_y + 4}">{label}</text>')
             legend_y += 18
             naive_drawn |= not fused
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return f.svg()
 
 
 def svg(peak, series):
-    w, h, left, bottom, top, right = 760, 420, 70, 50, 30, 170
     xs = [512, 1024, 2048, 4096]
-    ymax = peak * 1.05
-
-    def px(s):
-        return left + (w - left - right) * xs.index(s) / (len(xs) - 1)
-
-    def py(v):
-        return h - bottom - (h - bottom - top) * v / ymax
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           'font-family="sans-serif" font-size="12">',
-           f'<rect width="{w}" height="{h}" fill="white"/>',
-           f'<text x="{left}" y="18" font-size="14">posenc causal attention, D=128, H=32, '
-           'f32, 2 threads (docs/bench-cpu.md)</text>']
-    for v in range(0, int(ymax) + 1, 100):
-        out.append(f'<line x1="{left}" y1="{py(v):.1f}" x2="{w - right}" y2="{py(v):.1f}" '
-                   'stroke="#ddd"/>')
-        out.append(f'<text x="{left - 8}" y="{py(v) + 4:.1f}" text-anchor="end">{v}</text>')
-    for s in xs:
-        out.append(f'<text x="{px(s):.1f}" y="{h - bottom + 18}" text-anchor="middle">S={s}</text>')
-    out.append(f'<text x="16" y="{(h - bottom + top) / 2:.0f}" '
-               f'transform="rotate(-90 16 {(h - bottom + top) / 2:.0f})" '
-               'text-anchor="middle">GFLOP/s</text>')
-    out.append(f'<line x1="{left}" y1="{py(peak):.1f}" x2="{w - right}" y2="{py(peak):.1f}" '
-               'stroke="black" stroke-dasharray="1,3"/>')
+    f = Frame(xs, peak * 1.05, (70, 50, 30, 170),
+              "posenc causal attention, D=128, H=32, f32, 2 threads (docs/bench-cpu.md)",
+              100, "S", "GFLOP/s")
+    w, right, top, out, px, py = f.w, f.right, f.top, f.out, f.px, f.py
+    f.hline(peak)
     out.append(f'<text x="{w - right + 6}" y="{py(peak) + 4:.1f}">FMA peak {peak:.0f}</text>')
     legend_y = top + 40
     for (enc, impl), points in sorted(series.items(), key=lambda kv: (kv[0][1], kv[0][0])):
@@ -161,8 +160,7 @@ def svg(peak, series):
                    f'y2="{legend_y}" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>')
         out.append(f'<text x="{w - right + 36}" y="{legend_y + 4}">{enc} ({impl})</text>')
         legend_y += 18
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return f.svg()
 
 
 def main():

@@ -127,39 +127,30 @@ struct Burst {
 /// one of the burst's rows and that row lies below the burst loop's own
 /// upper bound.
 void issueRowOf(OpBuilder &b, Location loc, Value u, Burst burst) {
+  Value lower = burst.loop.getLowerBound(), row, cond;
   if (burst.turns > 0) {
+    // Row u / turns of the loop whose turn u mod turns is.
     Value turns = arith::ConstantIndexOp::create(b, loc, burst.turns);
-    Value local = b.createOrFold<arith::DivUIOp>(loc, u, turns);
-    Value row =
-        b.createOrFold<arith::AddIOp>(loc, burst.loop.getLowerBound(), local);
-    Value mine = b.createOrFold<arith::CmpIOp>(
+    row = b.createOrFold<arith::AddIOp>(
+        loc, lower, b.createOrFold<arith::DivUIOp>(loc, u, turns));
+    cond = b.createOrFold<arith::CmpIOp>(
         loc, arith::CmpIPredicate::eq,
         b.createOrFold<arith::RemUIOp>(loc, u, turns),
         arith::ConstantIndexOp::create(b, loc, burst.index));
-    Value inBounds = b.createOrFold<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::slt, row, burst.loop.getUpperBound());
-    Value cond = b.createOrFold<arith::AndIOp>(loc, mine, inBounds);
-    scf::IfOp::create(b, loc, cond, [&](OpBuilder &b, Location loc) {
-      IRMapping map;
-      map.map(burst.loop.getInductionVar(), row);
-      for (Operation &op : burst.loop.getBody()->without_terminator())
-        b.clone(op, map);
-      scf::YieldOp::create(b, loc);
-    });
-    return;
-  }
-  Value firstV = arith::ConstantIndexOp::create(b, loc, burst.first);
-  Value endV =
-      arith::ConstantIndexOp::create(b, loc, burst.first + burst.bound);
-  Value local = b.createOrFold<arith::SubIOp>(loc, u, firstV);
-  Value row =
-      b.createOrFold<arith::AddIOp>(loc, burst.loop.getLowerBound(), local);
-  Value cond =
-      b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, u, endV);
-  if (burst.first > 0) {
-    Value atOrAfter = b.createOrFold<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::uge, u, firstV);
-    cond = b.createOrFold<arith::AndIOp>(loc, atOrAfter, cond);
+  } else {
+    // Row u - first of the loop whose rows [first, first + bound) hold u.
+    Value firstV = arith::ConstantIndexOp::create(b, loc, burst.first);
+    Value endV =
+        arith::ConstantIndexOp::create(b, loc, burst.first + burst.bound);
+    row = b.createOrFold<arith::AddIOp>(
+        loc, lower, b.createOrFold<arith::SubIOp>(loc, u, firstV));
+    cond =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, u, endV);
+    if (burst.first > 0) {
+      Value atOrAfter = b.createOrFold<arith::CmpIOp>(
+          loc, arith::CmpIPredicate::uge, u, firstV);
+      cond = b.createOrFold<arith::AndIOp>(loc, atOrAfter, cond);
+    }
   }
   Value inBounds = b.createOrFold<arith::CmpIOp>(
       loc, arith::CmpIPredicate::slt, row, burst.loop.getUpperBound());
