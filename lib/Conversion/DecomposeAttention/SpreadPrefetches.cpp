@@ -108,6 +108,22 @@ SmallVector<ContractionNest> contractionNests(Block &body, Operation *last) {
 /// multiple of I (more take a loop).
 constexpr int64_t kMaxRowsUnrolled = 8;
 
+/// How issueSpreadRows hands N rows to I iterations: a whole number per
+/// iteration (at most kMaxRowsUnrolled), one every whole number of
+/// iterations (fewer rows than iterations), or else by ceil bounds (a
+/// division and a loop of 0 or 1 trips per iteration).
+enum class SpreadForm { PerIteration, EveryNth, Bounds };
+
+SpreadForm spreadForm(int64_t rows, int64_t iterations) {
+  if (rows <= 0 || iterations <= 0)
+    return SpreadForm::Bounds;
+  if (rows % iterations == 0 && rows / iterations <= kMaxRowsUnrolled)
+    return SpreadForm::PerIteration;
+  if (iterations % rows == 0)
+    return SpreadForm::EveryNth;
+  return SpreadForm::Bounds;
+}
+
 /// A marked loop of prefetches over rows, and its rows' place among all the
 /// marked loops of the step: rows [first, first + bound), or, when the
 /// step's `turns` loops take turns (kSpreadPrefetchAlternateAttr), the rows
@@ -206,7 +222,8 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
     for (const Burst &burst : bursts)
       issueRowOf(b, loc, u, burst);
   };
-  if (rows % iterations == 0 && rows / iterations <= kMaxRowsUnrolled) {
+  SpreadForm form = spreadForm(rows, iterations);
+  if (form == SpreadForm::PerIteration) {
     // k = N / I rows per iteration: [g k, g k + k).
     int64_t k = rows / iterations;
     Value from = offset(b.createOrFold<arith::MulIOp>(loc, g, constant(k)));
@@ -214,7 +231,7 @@ void issueSpreadRows(const ContractionNest &nest, int64_t base,
       issue(b, loc, b.createOrFold<arith::AddIOp>(loc, from, constant(r)));
     return;
   }
-  if (iterations % rows == 0) {
+  if (form == SpreadForm::EveryNth) {
     // Fewer rows than iterations, s = I / N a whole number (a 4-row f16
     // step: s = 2; a 16-row f32 step: s = 8): iteration g issues row g / s
     // when s divides g. One remainder test per iteration, where the ceil
@@ -260,17 +277,6 @@ int64_t prefetchesPerRow(Burst burst) {
   return prefetches;
 }
 
-/// Whether `rows` spread over `iterations` without a division per
-/// iteration (issueSpreadRows): a whole number of rows per iteration, at
-/// most kMaxRowsUnrolled, or one row every whole number of iterations.
-bool spreadsEvenly(int64_t rows, int64_t iterations) {
-  if (rows <= 0 || iterations <= 0)
-    return false;
-  if (rows % iterations == 0)
-    return rows / iterations <= kMaxRowsUnrolled;
-  return iterations % rows == 0;
-}
-
 /// The most groups the rows handed to the ops between two contraction nests
 /// are issued in (4 and 8 groups of the 4-row f32 step's 32 lines measured
 /// alike, one group 0.96x; docs/pipelines.md).
@@ -309,8 +315,8 @@ void issueGapRows(ArrayRef<Operation *> ops, int64_t first, int64_t count,
 /// nest j the rest. The 4-row f32 step: 32 of P V's 128 lines go to the
 /// softmax, P V issues 3 per iteration instead of 4; the 4-row f16/bf16
 /// step: 8 of its 16 V rows, P V one every 4 iterations instead of 2.
-/// False, with nothing changed, where a nest's rows would not spread evenly
-/// (spreadsEvenly) or no nest has ops before it to take rows.
+/// False, with nothing changed, where a nest's rows would need the ceil
+/// bounds (SpreadForm::Bounds) or no nest has ops before it to take rows.
 bool spreadWithGaps(ArrayRef<ContractionNest> nests, ArrayRef<Burst> bursts,
                     int64_t rows, int64_t iterations) {
   int64_t perRow = prefetchesPerRow(bursts.front());
@@ -340,7 +346,8 @@ bool spreadWithGaps(ArrayRef<ContractionNest> nests, ArrayRef<Burst> bursts,
           gap < share.count)
         share.gap = gap;
     }
-    if (!spreadsEvenly(share.count - share.gap, nest.iterations))
+    if (spreadForm(share.count - share.gap, nest.iterations) ==
+        SpreadForm::Bounds)
       return false;
     anyGap |= share.gap > 0;
     first += share.count;
